@@ -1,0 +1,344 @@
+//! The engine: position, transposition table, thread pool, parameters and options in one value,
+//! so several engines can live in one process. UCI, bench, tests and the tuner all drive it.
+
+use std::sync::Arc;
+
+use shakmaty::{CastlingMode, Move};
+
+use crate::params::{self, Params};
+use crate::position::Position;
+use crate::thread::{Reporter, SearchResult, SearchShared, Silent, ThreadPool};
+use crate::time::{Clock, Limits, budget};
+use crate::tt::{MAX_HASH_MB, TranspositionTable};
+
+pub const NAME: &str = "Shears";
+pub const AUTHOR: &str = "the Shears developers";
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+pub const DEFAULT_HASH_MB: usize = 16;
+pub const MAX_THREADS: usize = 1024;
+pub const DEFAULT_MOVE_OVERHEAD: u64 = 10;
+pub const MAX_MOVE_OVERHEAD: u64 = 5000;
+
+/// Engine options that are not search parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub move_overhead: u64,
+    pub chess960: bool,
+    pub ponder: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mb: DEFAULT_HASH_MB,
+            threads: 1,
+            move_overhead: DEFAULT_MOVE_OVERHEAD,
+            chess960: false,
+            ponder: false,
+        }
+    }
+}
+
+pub struct Engine {
+    position: Position,
+    tt: Arc<TranspositionTable>,
+    pool: ThreadPool,
+    params: Params,
+    options: Options,
+    debug: bool,
+    current: Option<Arc<SearchShared>>,
+}
+
+/// `option ...` lines of every engine option and every parameter, in UCI form.
+pub fn uci_options() -> Vec<String> {
+    let mut lines = vec![
+        format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
+        format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
+        "option name Clear Hash type button".to_string(),
+        format!(
+            "option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD} min 0 max {MAX_MOVE_OVERHEAD}"
+        ),
+        "option name Ponder type check default false".to_string(),
+        "option name UCI_Chess960 type check default false".to_string(),
+    ];
+    lines.extend(params::uci_option_lines());
+    lines
+}
+
+fn parse_spin(name: &str, value: Option<&str>, min: i64, max: i64) -> Result<i64, String> {
+    let text = value.ok_or_else(|| format!("option {name} needs a value"))?;
+    let v: i64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("value '{text}' for {name} is not an integer"))?;
+    if v < min || v > max {
+        return Err(format!("value {v} for {name} is outside [{min}, {max}]"));
+    }
+    Ok(v)
+}
+
+fn parse_check(name: &str, value: Option<&str>) -> Result<bool, String> {
+    match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+        Some("true") => Ok(true),
+        Some("false") => Ok(false),
+        Some(v) => Err(format!("value '{v}' for {name} must be true or false")),
+        None => Err(format!("option {name} needs true or false")),
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    /// An engine with default options (1 thread, 16 MB hash).
+    ///
+    /// Panics only if the machine cannot give 16 MB and one thread, when nothing could run.
+    #[allow(clippy::expect_used)]
+    pub fn new() -> Engine {
+        let options = Options::default();
+        // The defaults are small: failing here means the machine cannot run anything.
+        let tt = TranspositionTable::new(options.hash_mb, 1).expect("16 MB hash table");
+        let pool = ThreadPool::new(1).expect("one search thread");
+        Engine {
+            position: Position::default(),
+            tt: Arc::new(tt),
+            pool,
+            params: Params::default(),
+            options,
+            debug: false,
+            current: None,
+        }
+    }
+
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    pub fn set_debug(&mut self, on: bool) {
+        self.debug = on;
+    }
+
+    fn castling_mode(&self) -> CastlingMode {
+        if self.options.chess960 {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        }
+    }
+
+    /// Does the current search run until `stop` (`go infinite` or `go ponder` not yet hit)?
+    pub fn current_waits_for_stop(&self) -> bool {
+        self.current
+            .as_ref()
+            .is_some_and(|s| s.limits.infinite || s.clock.pondering())
+    }
+
+    /// Is a search running (not yet published its result)?
+    pub fn is_searching(&self) -> bool {
+        self.current.as_ref().is_some_and(|s| !s.is_done())
+    }
+
+    /// Refuses state changes during a search, unless it was already told to stop (then waits).
+    fn ensure_idle(&mut self, what: &str) -> Result<(), String> {
+        if let Some(s) = &self.current
+            && !s.is_done()
+        {
+            if s.stopped() {
+                s.wait();
+            } else {
+                return Err(format!("cannot {what} while searching; send stop first"));
+            }
+        }
+        Ok(())
+    }
+
+    /// `position startpos|fen ... [moves ...]`. On any error nothing changes.
+    pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String> {
+        let mode = self.castling_mode();
+        let mut pos = match fen {
+            None => Position::startpos(mode),
+            Some(f) => Position::from_fen(f, mode)?,
+        };
+        for (i, text) in moves.iter().enumerate() {
+            let m = pos
+                .parse_uci_move(text)
+                .map_err(|e| format!("{e} (move {} of the position command)", i + 1))?;
+            pos.play_game_move(m);
+        }
+        self.position = pos;
+        Ok(())
+    }
+
+    /// `ucinewgame`: forget the hash table and the histories.
+    pub fn new_game(&mut self) -> Result<(), String> {
+        self.ensure_idle("start a new game")?;
+        self.tt.clear(self.options.threads);
+        self.pool.clear();
+        Ok(())
+    }
+
+    /// `setoption name N [value V]`; names are case-insensitive. On error nothing changes.
+    pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), String> {
+        let key = name.trim().to_ascii_lowercase();
+        if key.is_empty() {
+            return Err("setoption needs a name".to_string());
+        }
+        self.ensure_idle("change options")?;
+        match key.as_str() {
+            "hash" => {
+                let mb = parse_spin("Hash", value, 1, MAX_HASH_MB as i64)? as usize;
+                if mb != self.tt.megabytes() {
+                    let tt = TranspositionTable::new(mb, self.options.threads)?;
+                    self.tt = Arc::new(tt);
+                }
+                self.options.hash_mb = mb;
+            }
+            "threads" => {
+                let n = parse_spin("Threads", value, 1, MAX_THREADS as i64)? as usize;
+                if n != self.pool.len() {
+                    // Join the old threads before starting the new ones.
+                    self.pool = ThreadPool::new(1)?;
+                    self.pool = ThreadPool::new(n)?;
+                }
+                self.options.threads = n;
+            }
+            "clear hash" => self.tt.clear(self.options.threads),
+            "move overhead" => {
+                self.options.move_overhead =
+                    parse_spin("Move Overhead", value, 0, MAX_MOVE_OVERHEAD as i64)? as u64;
+            }
+            "ponder" => self.options.ponder = parse_check("Ponder", value)?,
+            "uci_chess960" => {
+                self.options.chess960 = parse_check("UCI_Chess960", value)?;
+                let fen = self.position.fen();
+                // Re-read the current position in the new castling notation.
+                if let Ok(p) = Position::from_fen(&fen, self.castling_mode()) {
+                    self.position = p;
+                }
+            }
+            _ => {
+                let v = parse_spin(name.trim(), value, i64::MIN, i64::MAX);
+                if params::Params::spec(&key).is_none() {
+                    return Err(format!("unknown option '{}'", name.trim()));
+                }
+                self.params.set(&key, v?).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces every parameter at once (the tuner does this).
+    pub fn set_params(&mut self, params: Params) -> Result<(), String> {
+        self.ensure_idle("change parameters")?;
+        self.params = params;
+        Ok(())
+    }
+
+    /// Starts a search; output goes to `reporter`. A search already running is stopped first
+    /// (it still reports its own `bestmove`). Unknown `searchmoves` are left out, with a
+    /// message; if none is left, every legal move is searched.
+    pub fn go(&mut self, limits: Limits, reporter: Arc<dyn Reporter>) {
+        if let Some(s) = &self.current
+            && !s.is_done()
+        {
+            s.request_stop();
+            s.wait();
+        }
+        let legal: Vec<Move> = self.position.legal_moves().into_iter().collect();
+        let mut root_moves: Vec<Move> = Vec::new();
+        for text in &limits.searchmoves {
+            match self.position.parse_uci_move(text) {
+                Ok(m) if !root_moves.contains(&m) => root_moves.push(m),
+                Ok(_) => {}
+                Err(e) => reporter.message(&format!("searchmoves: {e}; ignored")),
+            }
+        }
+        if root_moves.is_empty() {
+            root_moves = legal;
+        }
+        self.tt.new_search();
+        let b = budget(
+            &limits,
+            self.position.turn(),
+            self.options.move_overhead,
+            &self.params,
+        );
+        let clock = Clock::new(b, limits.ponder);
+        let shared = Arc::new(SearchShared::new(
+            Arc::clone(&self.tt),
+            clock,
+            limits,
+            self.position.clone(),
+            root_moves,
+            self.params.clone(),
+            self.pool.node_counters(),
+            self.pool.len(),
+            reporter,
+            self.debug,
+        ));
+        self.pool.start(&shared);
+        self.current = Some(shared);
+    }
+
+    /// `stop`: the search ends and reports as soon as it can.
+    pub fn stop(&self) {
+        if let Some(s) = &self.current {
+            s.request_stop();
+        }
+    }
+
+    /// `ponderhit`: the pondering search becomes a normal timed one.
+    pub fn ponderhit(&self) {
+        if let Some(s) = &self.current {
+            s.clock.ponderhit();
+        }
+    }
+
+    /// Waits for the current search (if any) and returns its result.
+    pub fn wait(&self) -> Option<SearchResult> {
+        self.current.as_ref().map(|s| s.wait())
+    }
+
+    /// Searches the current position to the limits and returns the result (no output).
+    pub fn search(&mut self, limits: Limits) -> SearchResult {
+        self.search_with(limits, Arc::new(Silent))
+    }
+
+    /// Searches with the given reporter and waits for the result.
+    pub fn search_with(&mut self, limits: Limits, reporter: Arc<dyn Reporter>) -> SearchResult {
+        self.go(limits, reporter);
+        // `go` always sets `current`.
+        self.wait().unwrap_or(SearchResult {
+            best_move: None,
+            ponder_move: None,
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            time_ms: 0,
+            thread: 0,
+        })
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(s) = &self.current {
+            s.request_stop();
+            s.wait();
+        }
+    }
+}

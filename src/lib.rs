@@ -1,0 +1,25 @@
+//! Shears: a Lazy-SMP UCI chess engine with a pruning-heavy PVS search whose every margin is a
+//! UCI `spin` parameter.
+
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod bench;
+pub mod engine;
+pub mod eval;
+pub mod history;
+pub mod movepick;
+pub mod moves;
+pub mod params;
+pub mod position;
+pub mod score;
+pub mod search;
+pub mod see;
+pub mod thread;
+pub mod time;
+pub mod tt;
+pub mod uci;
+
+pub use engine::Engine;
+pub use params::Params;
+pub use time::Limits;

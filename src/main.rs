@@ -1,0 +1,95 @@
+//! Command-line entry: no arguments runs the UCI loop; `bench`, `perft` and `spsa` are tools;
+//! anything else is run as UCI commands (Stockfish-style) and the program exits when done.
+
+use shears::engine::{AUTHOR, Engine, NAME, VERSION};
+use shears::{bench, params, uci};
+
+const USAGE: &str = "usage:
+  shears                      UCI loop on standard input
+  shears bench [depth]        fixed-depth benchmark; last line: '<N> nodes <M> nps'
+  shears perft <depth> [fen]  count leaf nodes of the legal move tree
+  shears spsa [--json]        tunable parameters as OpenBench SPSA input (or weather-factory JSON)
+  shears <uci commands>       e.g. shears \"position startpos moves e2e4\" \"go depth 12\"";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match args.first().map(String::as_str) {
+        None => {
+            println!("{NAME} {VERSION} by {AUTHOR}");
+            let mut engine = Engine::new();
+            let stdin = std::io::stdin();
+            let mut input = stdin.lock();
+            uci::run_loop(&mut engine, &mut input);
+            0
+        }
+        Some("bench") => cmd_bench(args.get(1)),
+        Some("perft") => cmd_perft(&args[1..]),
+        Some("spsa") => {
+            if args.iter().any(|a| a == "--json") {
+                print!("{}", params::weather_factory_json());
+            } else {
+                print!("{}", params::openbench_spsa());
+            }
+            0
+        }
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            0
+        }
+        Some(_) => run_commands(&args),
+    };
+    std::process::exit(code);
+}
+
+fn cmd_bench(depth: Option<&String>) -> i32 {
+    let depth = match depth.map(|d| d.parse::<i32>()) {
+        None => bench::DEFAULT_DEPTH,
+        Some(Ok(d)) if (1..=64).contains(&d) => d,
+        Some(_) => {
+            eprintln!("bench depth must be an integer from 1 to 64");
+            return 2;
+        }
+    };
+    let r = bench::run(depth);
+    println!("{}", r.summary());
+    0
+}
+
+fn cmd_perft(args: &[String]) -> i32 {
+    let Some(Ok(depth)) = args.first().map(|d| d.parse::<u32>()) else {
+        eprintln!("usage: shears perft <depth> [fen]");
+        return 2;
+    };
+    let fen = args[1..].join(" ");
+    let mut engine = Engine::new();
+    let fen = (!fen.is_empty()).then_some(fen.as_str());
+    if let Err(e) = engine.set_position(fen, &[]) {
+        eprintln!("{e}");
+        return 2;
+    }
+    let start = std::time::Instant::now();
+    let nodes = shakmaty::perft(engine.position().board(), depth);
+    let ms = start.elapsed().as_millis().max(1) as u64;
+    println!("{nodes} nodes {} nps", nodes * 1000 / ms);
+    0
+}
+
+/// Runs arguments as UCI commands: each argument that contains a space is one command,
+/// otherwise all arguments together form one. A search with limits is awaited before the next
+/// command; at the end the program waits for the last search and exits.
+fn run_commands(args: &[String]) -> i32 {
+    let commands: Vec<String> = if args.iter().any(|a| a.contains(' ')) {
+        args.to_vec()
+    } else {
+        vec![args.join(" ")]
+    };
+    let mut engine = Engine::new();
+    for c in &commands {
+        if uci::execute(&mut engine, c) == uci::Flow::Quit {
+            break;
+        }
+        uci::finish(&mut engine);
+    }
+    uci::finish(&mut engine);
+    0
+}

@@ -1,0 +1,369 @@
+//! Staged move picker: TT move, good captures (by SEE, victim value and capture history),
+//! killers, counter move, quiets by history, bad captures.
+//!
+//! All legal moves are generated once (shakmaty generates legal moves only), after the TT move
+//! has been tried; captures and queen promotions ("noisy" moves) are scored first, quiets only
+//! when the picker reaches them, so a cutoff by the TT move or a capture skips the rest.
+
+use shakmaty::{Move, MoveList, Role};
+
+use crate::history::{Histories, PieceTo};
+use crate::moves::Move16;
+use crate::position::Position;
+use crate::see;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Stage {
+    TtMove,
+    Generate,
+    GoodNoisy,
+    Killer1,
+    Killer2,
+    Counter,
+    ScoreQuiets,
+    Quiets,
+    BadNoisy,
+    Done,
+}
+
+/// Captures and queen promotions.
+#[inline]
+pub fn is_noisy(m: Move) -> bool {
+    m.is_capture() || m.promotion() == Some(Role::Queen)
+}
+
+/// Ordering score of a noisy move: victim first, then capture history.
+#[inline]
+pub fn noisy_score(pos: &Position, hist: &Histories, m: Move) -> i32 {
+    let victim = match m {
+        Move::EnPassant { .. } => see::value(Role::Pawn),
+        _ => m.capture().map_or(0, see::value),
+    };
+    let promo = if m.promotion() == Some(Role::Queen) {
+        see::value(Role::Queen)
+    } else {
+        0
+    };
+    (victim + promo) * 16 + hist.capture(pos.turn(), m) / 8
+}
+
+/// History score of a quiet move (butterfly plus continuation histories).
+#[inline]
+pub fn quiet_score(pos: &Position, hist: &Histories, cont: &[Option<PieceTo>; 2], m: Move) -> i32 {
+    let turn = pos.turn();
+    let pt = PieceTo::of(turn, m);
+    let mut score =
+        hist.butterfly(turn, m) + hist.continuation(cont[0], pt) + hist.continuation(cont[1], pt);
+    if m.is_promotion() {
+        // Under-promotions last.
+        score -= 100_000;
+    }
+    score
+}
+
+pub struct MovePicker {
+    stage: Stage,
+    tt_move: Option<Move>,
+    killers: [Option<Move>; 2],
+    counter: Option<Move>,
+    killer16: [Move16; 2],
+    counter16: Move16,
+    cont: [Option<PieceTo>; 2],
+    moves: MoveList,
+    scores: [i32; 256],
+    noisy_end: usize,
+    bad_end: usize,
+    idx: usize,
+    /// Only noisy moves (quiescence search not in check).
+    noisy_only: bool,
+    skip_quiets: bool,
+}
+
+impl MovePicker {
+    /// Picker for the main search. `tt_move` must be legal in `pos`.
+    pub fn new(
+        tt_move: Option<Move>,
+        killers: [Move16; 2],
+        counter: Move16,
+        cont: [Option<PieceTo>; 2],
+    ) -> MovePicker {
+        MovePicker {
+            stage: Stage::TtMove,
+            tt_move,
+            killers: [None; 2],
+            counter: None,
+            killer16: killers,
+            counter16: counter,
+            cont,
+            moves: MoveList::new(),
+            scores: [0; 256],
+            noisy_end: 0,
+            bad_end: 0,
+            idx: 0,
+            noisy_only: false,
+            skip_quiets: false,
+        }
+    }
+
+    /// Picker for the quiescence search: noisy moves only, unless in check (all evasions).
+    pub fn new_qsearch(tt_move: Option<Move>, in_check: bool, cont: [Option<PieceTo>; 2]) -> Self {
+        let tt_move = tt_move.filter(|&m| in_check || is_noisy(m));
+        let mut mp = MovePicker::new(tt_move, [Move16::NONE; 2], Move16::NONE, cont);
+        mp.noisy_only = !in_check;
+        mp
+    }
+
+    /// Stop returning quiet moves (late move pruning); captures still come.
+    pub fn skip_quiets(&mut self) {
+        self.skip_quiets = true;
+    }
+
+    /// Is the picker past the TT move and the good captures?
+    pub fn in_late_stages(&self) -> bool {
+        self.stage > Stage::GoodNoisy
+    }
+
+    fn generate(&mut self, pos: &Position, hist: &Histories) {
+        self.moves = pos.legal_moves();
+        // Partition: noisy moves first.
+        let mut n = 0;
+        for i in 0..self.moves.len() {
+            if is_noisy(self.moves[i]) {
+                self.moves.swap(i, n);
+                n += 1;
+            }
+        }
+        self.noisy_end = n;
+        for i in 0..n {
+            self.scores[i] = noisy_score(pos, hist, self.moves[i]);
+        }
+        self.idx = 0;
+        self.bad_end = 0;
+        // Killers and counter move count only if they are legal quiet moves here.
+        let quiets = &self.moves[n..];
+        let find = |m16: Move16| -> Option<Move> {
+            if m16.is_none() {
+                return None;
+            }
+            quiets
+                .iter()
+                .copied()
+                .find(|&m| Move16::from_move(m) == m16)
+        };
+        let k0 = find(self.killer16[0]);
+        let k1 = find(self.killer16[1]);
+        let c = find(self.counter16);
+        self.killers = [k0, k1.filter(|&m| Some(m) != k0)];
+        self.counter = c.filter(|&m| Some(m) != k0 && Some(m) != k1);
+    }
+
+    /// Index of the best-scored move in `[from, to)`.
+    fn best_index(&self, from: usize, to: usize) -> usize {
+        let mut best = from;
+        for i in from + 1..to {
+            if self.scores[i] > self.scores[best] {
+                best = i;
+            }
+        }
+        best
+    }
+
+    fn swap(&mut self, a: usize, b: usize) {
+        self.moves.swap(a, b);
+        self.scores.swap(a, b);
+    }
+
+    fn is_special(&self, m: Move) -> bool {
+        Some(m) == self.tt_move
+            || Some(m) == self.killers[0]
+            || Some(m) == self.killers[1]
+            || Some(m) == self.counter
+    }
+
+    /// The next move to search, or `None` when all are done.
+    pub fn next(&mut self, pos: &Position, hist: &Histories) -> Option<Move> {
+        loop {
+            match self.stage {
+                Stage::TtMove => {
+                    self.stage = Stage::Generate;
+                    if self.tt_move.is_some() {
+                        return self.tt_move;
+                    }
+                }
+                Stage::Generate => {
+                    self.generate(pos, hist);
+                    self.stage = Stage::GoodNoisy;
+                }
+                Stage::GoodNoisy => {
+                    if self.idx >= self.noisy_end {
+                        if self.noisy_only {
+                            self.stage = Stage::BadNoisy;
+                            self.idx = 0;
+                        } else {
+                            self.stage = Stage::Killer1;
+                        }
+                        continue;
+                    }
+                    let best = self.best_index(self.idx, self.noisy_end);
+                    self.swap(self.idx, best);
+                    let m = self.moves[self.idx];
+                    if Some(m) == self.tt_move {
+                        self.idx += 1;
+                        continue;
+                    }
+                    if !see::see_ge(pos.board(), m, 0) {
+                        // Keep it for the bad-capture stage, in score order.
+                        self.swap(self.idx, self.bad_end);
+                        self.bad_end += 1;
+                        self.idx += 1;
+                        continue;
+                    }
+                    self.idx += 1;
+                    return Some(m);
+                }
+                Stage::Killer1 | Stage::Killer2 | Stage::Counter => {
+                    let m = match self.stage {
+                        Stage::Killer1 => self.killers[0],
+                        Stage::Killer2 => self.killers[1],
+                        _ => self.counter,
+                    };
+                    self.stage = match self.stage {
+                        Stage::Killer1 => Stage::Killer2,
+                        Stage::Killer2 => Stage::Counter,
+                        _ => Stage::ScoreQuiets,
+                    };
+                    if self.skip_quiets {
+                        continue;
+                    }
+                    if let Some(m) = m.filter(|&m| Some(m) != self.tt_move) {
+                        return Some(m);
+                    }
+                }
+                Stage::ScoreQuiets => {
+                    self.stage = Stage::Quiets;
+                    self.idx = self.noisy_end;
+                    if !self.skip_quiets {
+                        for i in self.noisy_end..self.moves.len() {
+                            self.scores[i] = quiet_score(pos, hist, &self.cont, self.moves[i]);
+                        }
+                    }
+                }
+                Stage::Quiets => {
+                    if self.skip_quiets || self.idx >= self.moves.len() {
+                        self.stage = Stage::BadNoisy;
+                        self.idx = 0;
+                        continue;
+                    }
+                    let best = self.best_index(self.idx, self.moves.len());
+                    self.swap(self.idx, best);
+                    let m = self.moves[self.idx];
+                    self.idx += 1;
+                    if !self.is_special(m) {
+                        return Some(m);
+                    }
+                }
+                Stage::BadNoisy => {
+                    if self.idx < self.bad_end {
+                        let m = self.moves[self.idx];
+                        self.idx += 1;
+                        if Some(m) != self.tt_move {
+                            return Some(m);
+                        }
+                        continue;
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::Done => return None,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::CastlingMode;
+    use std::collections::HashSet;
+
+    fn all_moves(mp: &mut MovePicker, pos: &Position, hist: &Histories) -> Vec<Move> {
+        let mut out = Vec::new();
+        while let Some(m) = mp.next(pos, hist) {
+            out.push(m);
+        }
+        out
+    }
+
+    const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+    #[test]
+    fn every_legal_move_exactly_once() {
+        let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
+        let hist = Histories::default();
+        let legal: HashSet<Move> = pos.legal_moves().into_iter().collect();
+        let tt = pos.parse_uci_move("e2a6").unwrap();
+        let killer = Move16::from_move(pos.parse_uci_move("a2a3").unwrap());
+        let bogus_killer = Move16::from_move(pos.parse_uci_move("e5f7").unwrap());
+        let mut mp = MovePicker::new(Some(tt), [killer, bogus_killer], killer, [None, None]);
+        let got = all_moves(&mut mp, &pos, &hist);
+        assert_eq!(got[0], tt);
+        assert_eq!(got.len(), legal.len());
+        assert_eq!(got.iter().copied().collect::<HashSet<_>>(), legal);
+    }
+
+    #[test]
+    fn good_captures_before_quiets_before_bad_captures() {
+        let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
+        let hist = Histories::default();
+        let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None, None]);
+        let got = all_moves(&mut mp, &pos, &hist);
+        let kind = |m: Move| {
+            if !is_noisy(m) {
+                1
+            } else if see::see_ge(pos.board(), m, 0) {
+                0
+            } else {
+                2
+            }
+        };
+        let kinds: Vec<i32> = got.iter().map(|&m| kind(m)).collect();
+        let mut sorted = kinds.clone();
+        sorted.sort();
+        assert_eq!(kinds, sorted);
+        assert!(kinds.contains(&2), "Kiwipete has losing captures");
+    }
+
+    #[test]
+    fn qsearch_returns_only_noisy_moves_unless_in_check() {
+        let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
+        let hist = Histories::default();
+        let mut mp = MovePicker::new_qsearch(None, false, [None, None]);
+        let got = all_moves(&mut mp, &pos, &hist);
+        assert!(got.iter().all(|&m| is_noisy(m)));
+        assert_eq!(
+            got.len(),
+            pos.legal_moves().iter().filter(|&&m| is_noisy(m)).count()
+        );
+
+        let check =
+            Position::from_fen("4k3/8/8/8/8/8/3q4/4K3 w - - 0 1", CastlingMode::Standard).unwrap();
+        let mut mp = MovePicker::new_qsearch(None, true, [None, None]);
+        assert_eq!(
+            all_moves(&mut mp, &check, &hist).len(),
+            check.legal_moves().len()
+        );
+    }
+
+    #[test]
+    fn skip_quiets_keeps_captures() {
+        let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
+        let hist = Histories::default();
+        let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None, None]);
+        mp.skip_quiets();
+        let got = all_moves(&mut mp, &pos, &hist);
+        assert!(got.iter().all(|&m| is_noisy(m)));
+        assert_eq!(
+            got.len(),
+            pos.legal_moves().iter().filter(|&&m| is_noisy(m)).count()
+        );
+    }
+}

@@ -1,0 +1,254 @@
+//! The table of tunables.
+//!
+//! Every margin, reduction and threshold of the search and the time manager is one line of
+//! [`define_params!`] below: name, default, minimum, maximum, SPSA step (`c_end`) and a one-line
+//! doc. The macro generates the [`Params`] struct, its `Default`, the UCI `spin` option lines, the
+//! range-checked setter and the SPSA exports, so a name is written exactly once.
+//!
+//! Naming: a prefix says the technique (`RFP_`, `NMP_`, `LMR_`, ...), a suffix what the number
+//! does: `_DEPTH` an at-or-below depth threshold, `_BASE` a flat term, `_MUL` a per-depth factor,
+//! `_DIV` a divisor, `_PCT`/`_PERMILLE` a fraction.
+//!
+//! Each technique has an "off" setting inside its range (usually a depth threshold of 0, or a
+//! margin at its extreme); `docs/search.md` lists them.
+
+use std::fmt::Write as _;
+
+/// One row of the table, as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub default: i32,
+    pub min: i32,
+    pub max: i32,
+    /// SPSA perturbation size at the end of a run (OpenBench `c_end`).
+    pub step: i32,
+    pub doc: &'static str,
+}
+
+/// OpenBench's default learning rate at the end of a run (`r_end`).
+pub const DEFAULT_R_END: f64 = 0.002;
+
+/// Why a `setoption` for a parameter was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamError {
+    Unknown(String),
+    OutOfRange {
+        name: &'static str,
+        value: i64,
+        min: i32,
+        max: i32,
+    },
+}
+
+impl std::fmt::Display for ParamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParamError::Unknown(name) => write!(f, "unknown parameter '{name}'"),
+            ParamError::OutOfRange {
+                name,
+                value,
+                min,
+                max,
+            } => write!(f, "value {value} for {name} is outside [{min}, {max}]"),
+        }
+    }
+}
+
+macro_rules! define_params {
+    ($( $name:ident = $default:literal, $min:literal, $max:literal, $step:literal, $doc:literal; )*) => {
+        /// Values of every tunable. Copied by value into each search thread at `go`.
+        #[allow(non_snake_case)]
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct Params {
+            $( #[doc = $doc] pub $name: i32, )*
+        }
+
+        impl Default for Params {
+            fn default() -> Self {
+                Params { $( $name: $default, )* }
+            }
+        }
+
+        /// The table as data, in declaration order.
+        pub const PARAM_SPECS: &[ParamSpec] = &[
+            $( ParamSpec { name: stringify!($name), default: $default, min: $min, max: $max, step: $step, doc: $doc }, )*
+        ];
+
+        impl Params {
+            /// Current value by (case-insensitive) name.
+            pub fn get(&self, name: &str) -> Option<i32> {
+                $( if name.eq_ignore_ascii_case(stringify!($name)) { return Some(self.$name); } )*
+                None
+            }
+
+            /// Mutable slot by (case-insensitive) name, with its spec.
+            fn slot_mut(&mut self, name: &str) -> Option<(&mut i32, &'static ParamSpec)> {
+                let mut index = 0usize;
+                $(
+                    if name.eq_ignore_ascii_case(stringify!($name)) {
+                        return Some((&mut self.$name, &PARAM_SPECS[index]));
+                    }
+                    index += 1;
+                )*
+                let _ = index;
+                None
+            }
+        }
+    };
+}
+
+define_params! {
+    // Aspiration windows.
+    ASP_DEPTH          = 4,    1,   64,  1, "aspiration windows start at this depth (64: off)";
+    ASP_WINDOW         = 18,   5,  200,  2, "initial half-width of the aspiration window (cp)";
+    ASP_WIDEN_PCT      = 50,  10,  300,  5, "window growth per fail, percent of its width";
+
+    // History updates: bonus = clamp(MUL * depth - BASE, 0, MAX).
+    HIST_BONUS_MUL     = 300,  50, 1000, 20, "history bonus per ply of depth";
+    HIST_BONUS_BASE    = 250,   0, 1000, 25, "history bonus offset";
+    HIST_BONUS_MAX     = 2500, 500, 8000, 100, "history bonus cap";
+    HIST_MALUS_MUL     = 300,  50, 1000, 20, "history malus per ply of depth";
+    HIST_MALUS_BASE    = 250,   0, 1000, 25, "history malus offset";
+    HIST_MALUS_MAX     = 2500, 500, 8000, 100, "history malus cap";
+
+    // Late move reductions.
+    LMR_BASE           = 77,   0,  300, 10, "reduction table: flat part (1/100 ply)";
+    LMR_DIV            = 236, 100, 500, 10, "reduction table: divisor of ln(depth)*ln(moves) (1/100)";
+
+    // Time manager (fractions in permille of the remaining time).
+    TM_BASE_PERMILLE   = 50,  10,  200,  4, "base share of the remaining time per move (no movestogo)";
+    TM_INC_PERMILLE    = 800, 100, 1000, 40, "share of the increment added to the base time";
+    TM_SOFT_PERMILLE   = 600, 200, 1500, 40, "soft limit as a share of the base time";
+    TM_HARD_PERMILLE   = 2500, 1000, 6000, 150, "hard limit as a multiple (permille) of the base time";
+    TM_MAX_PERMILLE    = 500, 100,  900, 25, "cap on one move's hard limit, share of the clock";
+}
+
+impl Params {
+    /// Range-checked set by (case-insensitive) name.
+    pub fn set(&mut self, name: &str, value: i64) -> Result<(), ParamError> {
+        let (slot, spec) = self
+            .slot_mut(name)
+            .ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+        if value < i64::from(spec.min) || value > i64::from(spec.max) {
+            return Err(ParamError::OutOfRange {
+                name: spec.name,
+                value,
+                min: spec.min,
+                max: spec.max,
+            });
+        }
+        // In range of an i32 by the check above.
+        *slot = value as i32;
+        Ok(())
+    }
+
+    /// The spec row for a name, if it is a parameter.
+    pub fn spec(name: &str) -> Option<&'static ParamSpec> {
+        PARAM_SPECS
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(name))
+    }
+}
+
+/// `option name X type spin default D min A max B` lines for every parameter.
+pub fn uci_option_lines() -> Vec<String> {
+    PARAM_SPECS
+        .iter()
+        .map(|s| {
+            format!(
+                "option name {} type spin default {} min {} max {}",
+                s.name, s.default, s.min, s.max
+            )
+        })
+        .collect()
+}
+
+/// OpenBench SPSA input: `NAME, int, default, min, max, c_end, r_end`, one line per parameter.
+pub fn openbench_spsa() -> String {
+    let mut out = String::new();
+    for s in PARAM_SPECS {
+        let _ = writeln!(
+            out,
+            "{}, int, {}, {}, {}, {}, {}",
+            s.name, s.default, s.min, s.max, s.step, DEFAULT_R_END
+        );
+    }
+    out
+}
+
+/// Weather-factory config: `{"NAME": {"value", "min_value", "max_value", "step"}}`.
+pub fn weather_factory_json() -> String {
+    let mut out = String::from("{\n");
+    for (i, s) in PARAM_SPECS.iter().enumerate() {
+        let comma = if i + 1 == PARAM_SPECS.len() { "" } else { "," };
+        let _ = writeln!(
+            out,
+            "    \"{}\": {{\"value\": {}, \"min_value\": {}, \"max_value\": {}, \"step\": {}}}{}",
+            s.name, s.default, s.min, s.max, s.step, comma
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn names_are_unique_case_insensitively() {
+        let mut seen = HashSet::new();
+        for s in PARAM_SPECS {
+            assert!(
+                seen.insert(s.name.to_ascii_lowercase()),
+                "duplicate {}",
+                s.name
+            );
+        }
+    }
+
+    #[test]
+    fn defaults_lie_within_range_and_steps_are_positive() {
+        for s in PARAM_SPECS {
+            assert!(s.min <= s.default && s.default <= s.max, "{}", s.name);
+            assert!(s.step > 0, "{}", s.name);
+            assert!(s.min < s.max, "{}", s.name);
+        }
+        let p = Params::default();
+        for s in PARAM_SPECS {
+            assert_eq!(p.get(s.name), Some(s.default));
+        }
+    }
+
+    #[test]
+    fn setter_accepts_bounds_and_refuses_outside() {
+        for s in PARAM_SPECS {
+            let mut p = Params::default();
+            p.set(s.name, i64::from(s.min)).unwrap();
+            assert_eq!(p.get(s.name), Some(s.min));
+            p.set(&s.name.to_ascii_lowercase(), i64::from(s.max))
+                .unwrap();
+            assert_eq!(p.get(s.name), Some(s.max));
+            let before = p.clone();
+            assert!(p.set(s.name, i64::from(s.max) + 1).is_err());
+            assert!(p.set(s.name, i64::from(s.min) - 1).is_err());
+            assert_eq!(p, before, "a refused set must not change anything");
+        }
+        assert!(matches!(
+            Params::default().set("NO_SUCH_PARAM", 1),
+            Err(ParamError::Unknown(_))
+        ));
+    }
+
+    #[test]
+    fn exports_have_one_line_per_parameter() {
+        assert_eq!(openbench_spsa().lines().count(), PARAM_SPECS.len());
+        assert_eq!(uci_option_lines().len(), PARAM_SPECS.len());
+        let json = weather_factory_json();
+        for s in PARAM_SPECS {
+            assert!(json.contains(&format!("\"{}\": {{\"value\": {}", s.name, s.default)));
+        }
+    }
+}

@@ -1,0 +1,420 @@
+//! The one module that touches shakmaty's position type: a copy-make stack of boards with
+//! incremental Zobrist keys, repetition and 50-move detection, and null moves.
+
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::{Zobrist64, ZobristValue};
+use shakmaty::{
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, MoveList, Piece, Position as _,
+    PositionError, Role, Square,
+};
+
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// One entry of the copy-make stack.
+#[derive(Clone, Debug)]
+struct State {
+    board: Chess,
+    hash: u64,
+    /// Plies since the last null move (repetitions never reach across one).
+    plies_from_null: u32,
+}
+
+/// A game position: the current board, the Zobrist keys of every earlier position of the game
+/// (for repetitions), and the boards of the search line above the root (copy-make).
+#[derive(Clone, Debug)]
+pub struct Position {
+    stack: Vec<State>,
+    /// Key of every position since the game's start, the current one last.
+    keys: Vec<u64>,
+    /// Index in `keys` of the search root: repetitions at or after it count at once.
+    root_index: usize,
+    mode: CastlingMode,
+}
+
+/// Full Zobrist key of a board (en passant only where it is a legal capture).
+pub fn full_hash(board: &Chess) -> u64 {
+    board.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+impl Default for Position {
+    fn default() -> Self {
+        Position::from_board(Chess::default(), CastlingMode::Standard)
+    }
+}
+
+impl Position {
+    pub fn from_board(board: Chess, mode: CastlingMode) -> Position {
+        let hash = full_hash(&board);
+        Position {
+            stack: vec![State {
+                board,
+                hash,
+                plies_from_null: 0,
+            }],
+            keys: vec![hash],
+            root_index: 0,
+            mode,
+        }
+    }
+
+    /// Parses a FEN (X-FEN or Shredder-FEN castling in Chess960 mode) and checks that the
+    /// position is legal.
+    pub fn from_fen(fen: &str, mode: CastlingMode) -> Result<Position, String> {
+        let parsed = Fen::from_ascii(fen.trim().as_bytes())
+            .map_err(|e| format!("invalid FEN '{}': {e}", fen.trim()))?;
+        // A check no legal game can reach (two sliders on one line) still gives a playable
+        // position, as in composed problems and perft suites; every other error is refused.
+        let board: Chess = parsed
+            .into_position(mode)
+            .or_else(PositionError::ignore_impossible_check)
+            .map_err(|e| format!("illegal position '{}': {e}", fen.trim()))?;
+        Ok(Position::from_board(board, mode))
+    }
+
+    pub fn startpos(mode: CastlingMode) -> Position {
+        Position::from_board(Chess::default(), mode)
+    }
+
+    #[inline]
+    fn top(&self) -> &State {
+        // The stack is never empty: `unmake` refuses to pop the last state.
+        &self.stack[self.stack.len() - 1]
+    }
+
+    #[inline]
+    pub fn board(&self) -> &Chess {
+        &self.top().board
+    }
+
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.top().hash
+    }
+
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.board().turn()
+    }
+
+    #[inline]
+    pub fn in_check(&self) -> bool {
+        self.board().is_check()
+    }
+
+    #[inline]
+    pub fn checkers(&self) -> Bitboard {
+        self.board().checkers()
+    }
+
+    #[inline]
+    pub fn legal_moves(&self) -> MoveList {
+        self.board().legal_moves()
+    }
+
+    #[inline]
+    pub fn is_legal(&self, m: Move) -> bool {
+        self.board().is_legal(m)
+    }
+
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.board().board().piece_at(sq)
+    }
+
+    #[inline]
+    pub fn halfmoves(&self) -> u32 {
+        self.board().halfmoves()
+    }
+
+    pub fn castling_mode(&self) -> CastlingMode {
+        self.mode
+    }
+
+    /// Plies played above the search root.
+    #[inline]
+    pub fn search_ply(&self) -> usize {
+        self.stack.len() - 1
+    }
+
+    /// Pawn-structure key (for correction history and any pawn cache).
+    #[inline]
+    pub fn pawn_key(&self) -> u64 {
+        let b = self.board().board();
+        let white = (b.pawns() & b.white()).0;
+        let black = (b.pawns() & b.black()).0;
+        mix(white ^ mix(black.wrapping_add(0x9E37_79B9_7F4A_7C15)))
+    }
+
+    /// Key of the non-pawn pieces of one colour (for correction history).
+    #[inline]
+    pub fn non_pawn_key(&self, color: Color) -> u64 {
+        let b = self.board().board();
+        let us = b.by_color(color);
+        let mut h = 0u64;
+        for (i, role) in [
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            h = mix(h ^ (b.by_role(role) & us).0.wrapping_add(i as u64));
+        }
+        h
+    }
+
+    /// Does the side to move have a piece other than pawns and the king?
+    #[inline]
+    pub fn has_non_pawn_material(&self, color: Color) -> bool {
+        let b = self.board().board();
+        (b.by_color(color) & !b.pawns() & !b.kings()).any()
+    }
+
+    /// Plays a legal move on top of the stack (copy-make).
+    #[inline]
+    pub fn make(&mut self, m: Move) {
+        let top = self.top();
+        let mut next = top.clone();
+        let hash = top
+            .board
+            .update_zobrist_hash(Zobrist64(top.hash), m, EnPassantMode::Legal);
+        next.board.play_unchecked(m);
+        next.hash = match hash {
+            Some(h) => h.0,
+            None => full_hash(&next.board),
+        };
+        next.plies_from_null += 1;
+        self.keys.push(next.hash);
+        self.stack.push(next);
+    }
+
+    /// Takes back the last `make` or `make_null`.
+    #[inline]
+    pub fn unmake(&mut self) {
+        debug_assert!(self.stack.len() > 1);
+        if self.stack.len() > 1 {
+            self.stack.pop();
+            self.keys.pop();
+        }
+    }
+
+    /// Passes the move (never in check). Returns false, changing nothing, if the position
+    /// cannot be passed (the side to move is in check).
+    pub fn make_null(&mut self) -> bool {
+        let top = self.top();
+        if top.board.is_check() {
+            return false;
+        }
+        let mut hash = top.hash ^ Zobrist64::zobrist_for_white_turn().0;
+        if let Some(ep) = top.board.legal_ep_square() {
+            hash ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
+        }
+        let Ok(board) = top.board.clone().swap_turn() else {
+            return false;
+        };
+        let next = State {
+            board,
+            hash,
+            plies_from_null: 0,
+        };
+        self.keys.push(hash);
+        self.stack.push(next);
+        true
+    }
+
+    /// Plays a game move for good: it becomes part of the history before the root.
+    pub fn play_game_move(&mut self, m: Move) {
+        self.make(m);
+        self.set_root();
+    }
+
+    /// Parses a move in UCI notation (`e1g1` or king-takes-rook `e1h1` for castling) and
+    /// checks it is legal here.
+    pub fn parse_uci_move(&self, text: &str) -> Result<Move, String> {
+        let uci =
+            UciMove::from_ascii(text.as_bytes()).map_err(|_| format!("malformed move '{text}'"))?;
+        uci.to_move(self.board())
+            .map_err(|_| format!("illegal move '{text}'"))
+    }
+
+    /// The UCI text of a move in this position's castling mode.
+    pub fn move_to_uci(&self, m: Move) -> String {
+        m.to_uci(self.mode).to_string()
+    }
+
+    /// Makes the current position the search root: repetitions of positions at or after it
+    /// count as draws at once, earlier ones only when the position occurred twice before.
+    pub fn set_root(&mut self) {
+        let last = self.stack.len() - 1;
+        self.stack.drain(..last);
+        self.root_index = self.keys.len() - 1;
+    }
+
+    /// Draw by the 50-move rule (unless mated on the 100th ply) or by repetition.
+    #[inline]
+    pub fn is_draw(&self) -> bool {
+        let top = self.top();
+        if top.board.halfmoves() >= 100 && !(top.board.is_check() && top.board.is_checkmate()) {
+            return true;
+        }
+        self.is_repetition()
+    }
+
+    /// Twofold repetition within the search line, or threefold counting the game history.
+    pub fn is_repetition(&self) -> bool {
+        let top = self.top();
+        let n = self.keys.len() - 1;
+        let reach = (top.board.halfmoves().min(top.plies_from_null) as usize).min(n);
+        let mut seen_before_root = 0;
+        let mut back = 4;
+        while back <= reach {
+            let i = n - back;
+            if self.keys[i] == top.hash {
+                if i >= self.root_index {
+                    return true;
+                }
+                seen_before_root += 1;
+                if seen_before_root >= 2 {
+                    return true;
+                }
+            }
+            back += 2;
+        }
+        false
+    }
+
+    /// Neither side can ever mate (K v K, K+minor v K, same-coloured bishops).
+    pub fn is_insufficient_material(&self) -> bool {
+        let b = self.board().board();
+        if b.occupied().count() > 4 && (b.pawns() | b.rooks() | b.queens()).any() {
+            return false;
+        }
+        self.board().is_insufficient_material()
+    }
+
+    /// FEN of the current position.
+    pub fn fen(&self) -> String {
+        Fen::from_position(self.board(), EnPassantMode::Legal).to_string()
+    }
+
+    /// The last move's destination piece for recapture logic, if any.
+    pub fn moved_piece(&self, m: Move) -> Piece {
+        Piece {
+            color: self.turn(),
+            role: m.role(),
+        }
+    }
+}
+
+/// A 64-bit finaliser (splitmix64), used to hash bitboards.
+#[inline]
+pub fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play(pos: &mut Position, moves: &str) {
+        for m in moves.split_whitespace() {
+            let mv = pos.parse_uci_move(m).unwrap();
+            pos.play_game_move(mv);
+        }
+    }
+
+    #[test]
+    fn incremental_hash_matches_full_hash_along_a_game() {
+        let mut pos = Position::default();
+        play(
+            &mut pos,
+            "e2e4 d7d5 e4d5 g8f6 f1b5 c7c6 d5c6 d8a5 c6b7 a5b5 b7a8q e8d8 g1f3 c8g4 d2d3 e7e6 e1g1",
+        );
+        assert_eq!(pos.hash(), full_hash(pos.board()));
+    }
+
+    #[test]
+    fn en_passant_only_hashed_when_legal() {
+        // After e2e4 no black pawn can capture en passant: same key as without the ep square.
+        let a = Position::from_fen(
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+            CastlingMode::Standard,
+        )
+        .unwrap();
+        let b = Position::from_fen(
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            CastlingMode::Standard,
+        )
+        .unwrap();
+        assert_eq!(a.hash(), b.hash());
+    }
+
+    #[test]
+    fn threefold_needs_two_earlier_occurrences_before_root() {
+        let mut pos = Position::default();
+        play(&mut pos, "g1f3 g8f6 f3g1 f6g8");
+        // Start position occurred twice (now and at ply 0): not yet a draw at the root.
+        assert!(!pos.is_repetition());
+        play(&mut pos, "g1f3 g8f6 f3g1 f6g8");
+        assert!(pos.is_repetition());
+    }
+
+    #[test]
+    fn twofold_inside_the_search_is_a_draw() {
+        let mut pos = Position::default();
+        pos.set_root();
+        for m in ["g1f3", "g8f6", "f3g1", "f6g8"] {
+            let mv = pos.parse_uci_move(m).unwrap();
+            pos.make(mv);
+        }
+        assert!(pos.is_repetition());
+        for _ in 0..4 {
+            pos.unmake();
+        }
+        assert!(!pos.is_repetition());
+        assert_eq!(pos.search_ply(), 0);
+    }
+
+    #[test]
+    fn null_move_flips_side_and_key() {
+        let mut pos = Position::default();
+        let before = pos.hash();
+        assert!(pos.make_null());
+        assert_eq!(pos.turn(), Color::Black);
+        assert_eq!(pos.hash(), full_hash(pos.board()));
+        pos.unmake();
+        assert_eq!(pos.hash(), before);
+    }
+
+    #[test]
+    fn fifty_move_rule() {
+        let pos = Position::from_fen("8/8/4k3/8/8/4K3/8/R7 w - - 100 80", CastlingMode::Standard)
+            .unwrap();
+        assert!(pos.is_draw());
+        let pos =
+            Position::from_fen("8/8/4k3/8/8/4K3/8/R7 w - - 99 80", CastlingMode::Standard).unwrap();
+        assert!(!pos.is_draw());
+    }
+
+    #[test]
+    fn bad_fens_are_errors() {
+        for fen in [
+            "",
+            "not a fen",
+            "8/8/8/8/8/8/8/8 w - - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+            "kk6/8/8/8/8/8/8/K7 w - - 0 1",
+        ] {
+            assert!(
+                Position::from_fen(fen, CastlingMode::Standard).is_err(),
+                "{fen}"
+            );
+        }
+    }
+}

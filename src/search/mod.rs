@@ -1,0 +1,284 @@
+//! Iterative deepening with aspiration windows, reporting, and the roles of the main and
+//! helper threads.
+
+pub mod negamax;
+pub mod qsearch;
+pub mod stack;
+
+use shakmaty::Move;
+
+use crate::params::Params;
+use crate::score::{INFINITE, MAX_DEPTH, MAX_PLY, mate_moves};
+use crate::thread::{SearchInfo, SearchResult, SearchShared, ThreadData, ThreadResult};
+use crate::tt::Bound;
+
+/// Node kinds as types, so one generic search compiles into specialised copies.
+pub trait Node {
+    const PV: bool;
+    const ROOT: bool;
+}
+
+pub struct Root;
+pub struct Pv;
+pub struct NonPv;
+
+impl Node for Root {
+    const PV: bool = true;
+    const ROOT: bool = true;
+}
+
+impl Node for Pv {
+    const PV: bool = true;
+    const ROOT: bool = false;
+}
+
+impl Node for NonPv {
+    const PV: bool = false;
+    const ROOT: bool = false;
+}
+
+/// Late-move reduction table in 1/1024 plies: `base + ln(depth) * ln(moves) / div`.
+pub fn lmr_table(p: &Params) -> Vec<[i32; 64]> {
+    let mut t = vec![[0; 64]; 64];
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, cell) in row.iter_mut().enumerate().skip(1) {
+            let r = f64::from(p.LMR_BASE) / 100.0
+                + (d as f64).ln() * (m as f64).ln() / (f64::from(p.LMR_DIV) / 100.0);
+            *cell = (r * 1024.0) as i32;
+        }
+    }
+    t
+}
+
+impl ThreadData {
+    /// Readies this thread for a new search of `sh.root`.
+    fn prepare(&mut self, sh: &SearchShared) {
+        self.pos = sh.root.clone();
+        self.pos.set_root();
+        self.params = sh.params.clone();
+        self.lmr = lmr_table(&self.params);
+        self.nodes = 0;
+        self.seldepth = 0;
+        self.stack.reset();
+        self.result = ThreadResult::default();
+        self.completed_depth = 0;
+        for line in &mut self.pv {
+            line.clear();
+        }
+    }
+
+    /// Counts a node and polls the limits; true when the search must unwind.
+    #[inline]
+    pub(crate) fn count_node_and_check(&mut self, sh: &SearchShared) -> bool {
+        self.nodes += 1;
+        sh.nodes.set(self.id, self.nodes);
+        if let Some(limit) = sh.limits.nodes {
+            if sh.threads == 1 {
+                if self.nodes >= limit {
+                    sh.request_stop();
+                }
+            } else if self.nodes & 255 == 0 && sh.nodes.total() >= limit {
+                sh.request_stop();
+            }
+        }
+        if self.id == 0 && self.nodes & 1023 == 0 && sh.clock.hard_expired() {
+            sh.request_stop();
+        }
+        self.aborted(sh)
+    }
+
+    /// The current iteration is being abandoned (never before depth 1 is complete, so there is
+    /// always a move to play).
+    #[inline]
+    pub(crate) fn aborted(&self, sh: &SearchShared) -> bool {
+        self.completed_depth > 0 && sh.stopped()
+    }
+
+    pub fn main_search(&mut self, sh: &SearchShared) {
+        self.prepare(sh);
+        if sh.root_moves.is_empty() {
+            // Mated or stalemated: say so, and there is no move to play.
+            let score = if self.pos.in_check() {
+                crate::score::mated_in(0)
+            } else {
+                0
+            };
+            sh.reporter.info(&SearchInfo {
+                depth: 0,
+                seldepth: 0,
+                score,
+                bound: Bound::Exact,
+                nodes: 0,
+                nps: 0,
+                hashfull: 0,
+                time_ms: 0,
+                pv: Vec::new(),
+            });
+        } else {
+            self.iterative_deepening(sh);
+        }
+        // `go infinite` and `go ponder` report only after `stop` (or `ponderhit`).
+        while !sh.stopped() && (sh.limits.infinite || sh.clock.pondering()) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        sh.request_stop();
+        sh.finish_thread(self.id, self.result.clone());
+        let results = sh.wait_for_threads();
+        let chosen = select_best_thread(&results);
+        let best = &results[chosen];
+        let to_uci = |m: Move| self.pos.move_to_uci(m);
+        let best_move = best.best_move.or_else(|| sh.root_moves.first().copied());
+        let result = SearchResult {
+            best_move: best_move.map(to_uci),
+            ponder_move: best.pv.get(1).copied().map(to_uci),
+            score: best.score,
+            depth: best.depth,
+            nodes: sh.nodes.total(),
+            time_ms: sh.clock.elapsed_ms(),
+            thread: chosen,
+        };
+        if chosen != 0 && best.depth > 0 {
+            // The chosen line was not the last one printed: print it.
+            self.report(sh, best.depth, best.score, Bound::Exact, &best.pv);
+        }
+        sh.publish(result.clone());
+        sh.reporter.bestmove(&result);
+    }
+
+    pub fn helper_search(&mut self, sh: &SearchShared) {
+        self.prepare(sh);
+        if !sh.root_moves.is_empty() {
+            self.iterative_deepening(sh);
+        }
+        sh.finish_thread(self.id, self.result.clone());
+    }
+
+    fn iterative_deepening(&mut self, sh: &SearchShared) {
+        let max_depth = sh.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let mut score = 0;
+        for depth in 1..=max_depth {
+            self.seldepth = 0;
+            let s = self.aspiration(sh, depth, score);
+            if self.aborted(sh) {
+                break;
+            }
+            score = s;
+            self.completed_depth = depth;
+            let pv = self.pv[0].clone();
+            self.result = ThreadResult {
+                best_move: pv.first().copied(),
+                pv,
+                score,
+                depth,
+            };
+            if self.id != 0 {
+                continue;
+            }
+            self.report(sh, depth, score, Bound::Exact, &self.result.pv.clone());
+            if self.should_stop_after_iteration(sh, score) {
+                break;
+            }
+        }
+        if self.id == 0 {
+            sh.request_stop();
+        }
+    }
+
+    /// Main thread, between iterations: is it time to stop?
+    fn should_stop_after_iteration(&self, sh: &SearchShared, score: i32) -> bool {
+        if sh.stopped() {
+            return true;
+        }
+        if let (Some(n), Some(m)) = (sh.limits.mate, mate_moves(score))
+            && m > 0
+            && m <= n
+        {
+            return true;
+        }
+        if sh.clock.budget().is_some() && !sh.clock.pondering() && sh.root_moves.len() == 1 {
+            return true;
+        }
+        sh.clock.soft_expired(1000)
+    }
+
+    fn aspiration(&mut self, sh: &SearchShared, depth: i32, prev: i32) -> i32 {
+        let p = &sh.params;
+        let mut delta = p.ASP_WINDOW;
+        let (mut alpha, mut beta) = if depth >= p.ASP_DEPTH {
+            ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
+        } else {
+            (-INFINITE, INFINITE)
+        };
+        loop {
+            let score = self.negamax::<Root>(sh, alpha, beta, depth, false);
+            if self.aborted(sh) {
+                return score;
+            }
+            if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITE);
+                self.report_bound(sh, depth, score, Bound::Upper);
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITE);
+                self.report_bound(sh, depth, score, Bound::Lower);
+            } else {
+                return score;
+            }
+            delta += delta * p.ASP_WIDEN_PCT / 100;
+        }
+    }
+
+    /// Bound lines only from the main thread, and only in long searches.
+    fn report_bound(&self, sh: &SearchShared, depth: i32, score: i32, bound: Bound) {
+        if self.id == 0 && sh.clock.elapsed_ms() > 3000 {
+            let pv = self.pv[0].clone();
+            self.report(sh, depth, score, bound, &pv);
+        }
+    }
+
+    fn report(&self, sh: &SearchShared, depth: i32, score: i32, bound: Bound, pv: &[Move]) {
+        let nodes = sh.nodes.total();
+        let time_ms = sh.clock.elapsed_ms();
+        // Replay the line to print it, and stop at anything that is not legal (defensive).
+        let mut pos = sh.root.clone();
+        let mut line = Vec::with_capacity(pv.len());
+        for &m in pv.iter().take(MAX_PLY) {
+            if !pos.is_legal(m) {
+                break;
+            }
+            line.push(pos.move_to_uci(m));
+            pos.play_game_move(m);
+        }
+        sh.reporter.info(&SearchInfo {
+            depth,
+            seldepth: self.seldepth as i32,
+            score,
+            bound,
+            nodes,
+            nps: nodes * 1000 / time_ms.max(1),
+            hashfull: sh.tt.hashfull(),
+            time_ms,
+            pv: line,
+        });
+    }
+}
+
+/// The thread whose result to play: the deepest completed iteration, ties broken by score;
+/// a found mate wins.
+pub fn select_best_thread(results: &[ThreadResult]) -> usize {
+    let mut best = 0;
+    for (i, r) in results.iter().enumerate().skip(1) {
+        let b = &results[best];
+        if r.best_move.is_none() {
+            continue;
+        }
+        let mate_found = |x: &ThreadResult| crate::score::is_mate_score(x.score) && x.score > 0;
+        let better = b.best_move.is_none()
+            || (mate_found(r) && r.score > b.score)
+            || (r.depth > b.depth && !mate_found(b));
+        if better {
+            best = i;
+        }
+    }
+    best
+}

@@ -1,0 +1,134 @@
+//! Quiescence search: captures and queen promotions until the position is quiet, with stand
+//! pat; all evasions when in check.
+
+use super::Node;
+use super::negamax::{EVAL_NONE, tt_cuts};
+use crate::eval;
+use crate::history::PieceTo;
+use crate::movepick::MovePicker;
+use crate::moves::Move16;
+use crate::score::{DRAW, INFINITE, MAX_PLY, mated_in};
+use crate::see;
+use crate::thread::{SearchShared, ThreadData};
+use crate::tt::Bound;
+
+impl ThreadData {
+    pub(crate) fn qsearch<N: Node>(&mut self, sh: &SearchShared, mut alpha: i32, beta: i32) -> i32 {
+        let ply = self.pos.search_ply();
+
+        // Step 1. Count the node; unwind if the search is over.
+        self.pv[ply].clear();
+        if self.count_node_and_check(sh) {
+            return 0;
+        }
+        if N::PV {
+            self.seldepth = self.seldepth.max(ply + 1);
+        }
+
+        // Step 2. Draws and the ply limit.
+        if self.pos.is_draw() || self.pos.is_insufficient_material() {
+            return DRAW;
+        }
+        let in_check = self.pos.in_check();
+        if ply >= MAX_PLY - 1 {
+            return if in_check {
+                DRAW
+            } else {
+                eval::evaluate(&self.pos)
+            };
+        }
+
+        // Step 3. Transposition table: any depth is deep enough here.
+        let key = self.pos.hash();
+        let entry = sh.tt.probe(key, ply);
+        if !N::PV
+            && let Some(e) = entry
+            && tt_cuts(&e, alpha, beta)
+        {
+            return e.score;
+        }
+        let tt_move = self.tt_move(entry);
+
+        // Step 4. Stand pat: the side to move may decline every capture.
+        let raw_eval;
+        let mut best;
+        if in_check {
+            raw_eval = EVAL_NONE;
+            best = -INFINITE;
+        } else {
+            raw_eval = match entry {
+                Some(e) if e.eval != EVAL_NONE => e.eval,
+                _ => eval::evaluate(&self.pos),
+            };
+            best = raw_eval;
+            if best >= beta {
+                if entry.is_none() {
+                    sh.tt.store(
+                        key,
+                        Move16::NONE,
+                        best,
+                        raw_eval,
+                        0,
+                        Bound::Lower,
+                        false,
+                        ply,
+                    );
+                }
+                return best;
+            }
+            alpha = alpha.max(best);
+        }
+
+        // Step 5. Captures (or evasions), SEE-pruned.
+        let cont = self.cont_keys(ply);
+        let mut picker = MovePicker::new_qsearch(tt_move, in_check, cont);
+        let mut best_move = None;
+        let mut move_count = 0;
+        while let Some(m) = picker.next(&self.pos, &self.hist) {
+            move_count += 1;
+            if !in_check && !see::see_ge(self.pos.board(), m, 0) {
+                continue;
+            }
+            self.stack.at_mut(ply).piece_to = Some(PieceTo::of(self.pos.turn(), m));
+            self.pos.make(m);
+            let score = -self.qsearch::<N>(sh, -beta, -alpha);
+            self.pos.unmake();
+            if self.aborted(sh) {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+        }
+
+        // Step 6. Mated.
+        if in_check && move_count == 0 {
+            return mated_in(ply);
+        }
+
+        // Step 7. Store.
+        let bound = if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        };
+        sh.tt.store(
+            key,
+            best_move.map_or(Move16::NONE, Move16::from_move),
+            best,
+            raw_eval,
+            0,
+            bound,
+            N::PV,
+            ply,
+        );
+        best
+    }
+}

@@ -1,0 +1,218 @@
+//! Search limits and the time manager (soft and hard limits).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+use shakmaty::Color;
+
+use crate::params::Params;
+
+/// What a `go` command asked for. Times are in milliseconds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Limits {
+    pub wtime: Option<u64>,
+    pub btime: Option<u64>,
+    pub winc: Option<u64>,
+    pub binc: Option<u64>,
+    pub movestogo: Option<u64>,
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    pub movetime: Option<u64>,
+    pub mate: Option<i32>,
+    pub infinite: bool,
+    pub ponder: bool,
+    /// Restrict the root to these moves (UCI text), if not empty.
+    pub searchmoves: Vec<String>,
+}
+
+impl Limits {
+    pub fn depth(depth: i32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+
+    pub fn nodes(nodes: u64) -> Limits {
+        Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        }
+    }
+
+    pub fn movetime(ms: u64) -> Limits {
+        Limits {
+            movetime: Some(ms),
+            ..Limits::default()
+        }
+    }
+
+    /// Does the search run until `stop` (no limit of its own)?
+    pub fn waits_for_stop(&self) -> bool {
+        self.infinite || self.ponder
+    }
+}
+
+/// Milliseconds a search may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Do not start another iteration after this much time (scaled by the search's confidence).
+    pub soft: u64,
+    /// Stop at once after this much time.
+    pub hard: u64,
+}
+
+/// Computes the time budget for the side to move, or `None` when the search is not timed.
+pub fn budget(limits: &Limits, turn: Color, overhead: u64, p: &Params) -> Option<Budget> {
+    if let Some(mt) = limits.movetime {
+        let t = mt.saturating_sub(overhead).max(1);
+        return Some(Budget { soft: t, hard: t });
+    }
+    let (time, inc) = match turn {
+        Color::White => (limits.wtime?, limits.winc.unwrap_or(0)),
+        Color::Black => (limits.btime?, limits.binc.unwrap_or(0)),
+    };
+    // What may be spent at all: keep the overhead in reserve on every move.
+    let left = time.saturating_sub(overhead).max(1);
+    let permille = |x: u64, k: i32| x.saturating_mul(k.max(0) as u64) / 1000;
+    let base = match limits.movestogo {
+        Some(mtg) if mtg > 0 => left / mtg.min(50) + permille(inc, p.TM_INC_PERMILLE),
+        _ => permille(left, p.TM_BASE_PERMILLE) + permille(inc, p.TM_INC_PERMILLE),
+    };
+    let cap = permille(left, p.TM_MAX_PERMILLE).max(1);
+    let hard = permille(base, p.TM_HARD_PERMILLE).clamp(1, cap);
+    let soft = permille(base, p.TM_SOFT_PERMILLE).clamp(1, hard);
+    Some(Budget { soft, hard })
+}
+
+/// The clock of one search, shared by its threads.
+pub struct Clock {
+    start: Instant,
+    /// Milliseconds after `start` at which the clock started counting (the `ponderhit`).
+    counted_from: AtomicU64,
+    pondering: AtomicBool,
+    budget: Option<Budget>,
+}
+
+impl Clock {
+    pub fn new(budget: Option<Budget>, pondering: bool) -> Clock {
+        Clock {
+            start: Instant::now(),
+            counted_from: AtomicU64::new(0),
+            pondering: AtomicBool::new(pondering),
+            budget,
+        }
+    }
+
+    /// Milliseconds since `go`.
+    pub fn elapsed_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// Milliseconds that count against our clock (since `ponderhit` when pondering).
+    pub fn used_ms(&self) -> u64 {
+        self.elapsed_ms()
+            .saturating_sub(self.counted_from.load(Relaxed))
+    }
+
+    pub fn pondering(&self) -> bool {
+        self.pondering.load(Relaxed)
+    }
+
+    /// The opponent played the expected move: our clock runs from now.
+    pub fn ponderhit(&self) {
+        self.counted_from.store(self.elapsed_ms(), Relaxed);
+        self.pondering.store(false, Relaxed);
+    }
+
+    pub fn budget(&self) -> Option<Budget> {
+        self.budget
+    }
+
+    /// Past the hard limit (never while pondering).
+    pub fn hard_expired(&self) -> bool {
+        match self.budget {
+            Some(b) if !self.pondering() => self.used_ms() >= b.hard,
+            _ => false,
+        }
+    }
+
+    /// Past the soft limit scaled by `scale_permille` (never while pondering).
+    pub fn soft_expired(&self, scale_permille: u64) -> bool {
+        match self.budget {
+            Some(b) if !self.pondering() => {
+                self.used_ms() >= (b.soft.saturating_mul(scale_permille) / 1000).min(b.hard)
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock(time: u64, inc: u64, mtg: Option<u64>, overhead: u64) -> Budget {
+        let limits = Limits {
+            wtime: Some(time),
+            btime: Some(time),
+            winc: Some(inc),
+            binc: Some(inc),
+            movestogo: mtg,
+            ..Limits::default()
+        };
+        budget(&limits, Color::White, overhead, &Params::default()).unwrap()
+    }
+
+    #[test]
+    fn never_more_than_the_clock_minus_overhead() {
+        for time in [1u64, 5, 10, 30, 100, 1000, 10_000, 600_000] {
+            for inc in [0u64, 10, 100, 5000, 60_000] {
+                for mtg in [None, Some(1), Some(2), Some(40)] {
+                    for overhead in [0u64, 10, 50] {
+                        let b = clock(time, inc, mtg, overhead);
+                        assert!(b.soft <= b.hard);
+                        assert!(b.hard >= 1);
+                        let left = time.saturating_sub(overhead).max(1);
+                        assert!(b.hard <= left, "{time} {inc} {mtg:?} {overhead}: {b:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn more_time_more_budget() {
+        assert!(clock(60_000, 0, None, 10).soft > clock(10_000, 0, None, 10).soft);
+        assert!(clock(10_000, 1000, None, 10).soft > clock(10_000, 0, None, 10).soft);
+    }
+
+    #[test]
+    fn movetime_and_untimed() {
+        let p = Params::default();
+        let b = budget(&Limits::movetime(500), Color::Black, 20, &p).unwrap();
+        assert_eq!(
+            b,
+            Budget {
+                soft: 480,
+                hard: 480
+            }
+        );
+        assert!(budget(&Limits::depth(5), Color::White, 10, &p).is_none());
+        // Only the other side's clock given: not timed for us.
+        let l = Limits {
+            btime: Some(1000),
+            ..Limits::default()
+        };
+        assert!(budget(&l, Color::White, 10, &p).is_none());
+    }
+
+    #[test]
+    fn ponder_clock_starts_at_ponderhit() {
+        let c = Clock::new(Some(Budget { soft: 1, hard: 1 }), true);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        assert!(!c.hard_expired(), "no limit while pondering");
+        c.ponderhit();
+        assert!(c.used_ms() <= 1);
+    }
+}
