@@ -8,7 +8,7 @@ use std::time::Instant;
 use crate::engine::Engine;
 use crate::time::Limits;
 
-pub const DEFAULT_DEPTH: i32 = 6;
+pub const DEFAULT_DEPTH: i32 = 12;
 
 /// Openings, middlegames (some from Win At Chess), endgames and perft test positions.
 pub const POSITIONS: &[&str] = &[

@@ -5,6 +5,7 @@
 //! has been tried; captures and queen promotions ("noisy" moves) are scored first, quiets only
 //! when the picker reaches them, so a cutoff by the TT move or a capture skips the rest.
 
+use arrayvec::ArrayVec;
 use shakmaty::{Move, MoveList, Role};
 
 use crate::history::{Histories, PieceTo};
@@ -70,7 +71,8 @@ pub struct MovePicker {
     counter16: Move16,
     cont: [Option<PieceTo>; 2],
     moves: MoveList,
-    scores: [i32; 256],
+    /// Scores of `moves[..scores.len()]` (noisy moves first, quiets once reached).
+    scores: ArrayVec<i32, 256>,
     noisy_end: usize,
     bad_end: usize,
     idx: usize,
@@ -96,7 +98,7 @@ impl MovePicker {
             counter16: counter,
             cont,
             moves: MoveList::new(),
-            scores: [0; 256],
+            scores: ArrayVec::new(),
             noisy_end: 0,
             bad_end: 0,
             idx: 0,
@@ -124,7 +126,11 @@ impl MovePicker {
     }
 
     fn generate(&mut self, pos: &Position, hist: &Histories) {
-        self.moves = pos.legal_moves();
+        self.moves = if self.noisy_only {
+            pos.noisy_moves()
+        } else {
+            pos.legal_moves()
+        };
         // Partition: noisy moves first.
         let mut n = 0;
         for i in 0..self.moves.len() {
@@ -134,8 +140,9 @@ impl MovePicker {
             }
         }
         self.noisy_end = n;
-        for i in 0..n {
-            self.scores[i] = noisy_score(pos, hist, self.moves[i]);
+        self.scores.clear();
+        for &m in &self.moves[..n] {
+            self.scores.push(noisy_score(pos, hist, m));
         }
         self.idx = 0;
         self.bad_end = 0;
@@ -243,8 +250,8 @@ impl MovePicker {
                     self.stage = Stage::Quiets;
                     self.idx = self.noisy_end;
                     if !self.skip_quiets {
-                        for i in self.noisy_end..self.moves.len() {
-                            self.scores[i] = quiet_score(pos, hist, &self.cont, self.moves[i]);
+                        for &m in &self.moves[self.noisy_end..] {
+                            self.scores.push(quiet_score(pos, hist, &self.cont, m));
                         }
                     }
                 }

@@ -100,9 +100,72 @@ macro_rules! define_params {
 
 define_params! {
     // Aspiration windows.
-    ASP_DEPTH          = 4,    1,   64,  1, "aspiration windows start at this depth (64: off)";
+    ASP_DEPTH          = 4,    1,   64,  1, "aspiration windows from this depth on (64: off)";
     ASP_WINDOW         = 18,   5,  200,  2, "initial half-width of the aspiration window (cp)";
     ASP_WIDEN_PCT      = 50,  10,  300,  5, "window growth per fail, percent of its width";
+
+    // Extensions.
+    EXT_CHECK          = 1,    0,    1,  1, "plies a checking move is extended (0: off)";
+    SE_DEPTH           = 7,    4,   64,  1, "singular extensions from this depth on (64: off)";
+    SE_TT_DEPTH        = 3,    1,    8,  1, "TT entry may be this much shallower than the node";
+    SE_BETA_MUL        = 64,   8,  256,  8, "singular beta = tt score - depth * MUL / 64";
+    SE_DOUBLE_MARGIN   = 20,   0,  200,  5, "double extension when this far below singular beta (cp)";
+    SE_DOUBLE_MAX      = 6,    0,   16,  1, "most double extensions on one path";
+
+    // Reverse futility pruning (static null move).
+    RFP_DEPTH          = 8,    0,   16,  1, "at or below this depth (0: off)";
+    RFP_MARGIN         = 75,  20,  200,  5, "margin per ply of depth (cp)";
+    RFP_IMPROVING      = 60,   0,  200,  5, "margin taken off when the eval improves (cp)";
+
+    // Razoring.
+    RAZOR_DEPTH        = 3,    0,    8,  1, "at or below this depth (0: off)";
+    RAZOR_BASE         = 200,  0,  800, 20, "flat margin (cp)";
+    RAZOR_MUL          = 220, 50,  600, 20, "margin per ply of depth (cp)";
+
+    // Null move pruning.
+    NMP_DEPTH          = 3,    1,   64,  1, "from this depth on (64: off)";
+    NMP_BASE           = 4,    1,    8,  1, "flat depth reduction";
+    NMP_DEPTH_DIV      = 3,    1,   12,  1, "extra reduction: depth / DIV";
+    NMP_EVAL_DIV       = 200, 50,  800, 25, "extra reduction: (eval - beta) / DIV, at most 3";
+    NMP_VERIFY_DEPTH   = 12,   1,   64,  1, "verification search from this depth on (64: off)";
+
+    // ProbCut.
+    PROBCUT_DEPTH      = 5,    2,   64,  1, "from this depth on (64: off)";
+    PROBCUT_MARGIN     = 200, 50,  600, 20, "beta margin of the shallow capture search (cp)";
+
+    // Internal iterative reduction.
+    IIR_DEPTH          = 4,    2,   64,  1, "reduce nodes without TT move from this depth on (64: off)";
+
+    // Move-loop pruning of late and bad moves (depths are reduced depths).
+    LMP_DEPTH          = 8,    0,   16,  1, "late move pruning at or below this depth (0: off)";
+    LMP_BASE           = 300, 100, 1000, 25, "move-count limit: (BASE + MUL * depth^2) / 100";
+    LMP_MUL            = 100, 25,  300, 10, "move-count limit: quadratic factor (1/100)";
+    FP_DEPTH           = 8,    0,   16,  1, "futility pruning of quiets at or below this depth (0: off)";
+    FP_BASE            = 80,   0,  400, 10, "futility margin: flat part (cp)";
+    FP_MUL             = 90,  20,  300, 10, "futility margin per ply (cp)";
+    HP_DEPTH           = 3,    0,   12,  1, "history pruning of quiets at or below this depth (0: off)";
+    HP_MARGIN          = 2000, 250, 8000, 250, "prune when history < -MARGIN * depth";
+    SEE_DEPTH          = 8,    0,   16,  1, "SEE pruning at or below this depth (0: off)";
+    SEE_QUIET_MUL      = 60,  10,  200,  5, "quiet SEE threshold: -MUL * depth (cp)";
+    SEE_NOISY_MUL      = 25,   5,  100,  3, "capture SEE threshold: -MUL * depth^2 (cp)";
+
+    // Late move reductions (table in 1/100 plies; adjustments in 1/1024 plies).
+    LMR_DEPTH          = 3,    1,   64,  1, "reduce from this depth on (64: off)";
+    LMR_MOVES          = 2,    1,   16,  1, "moves searched fully before reductions (+1 at PV nodes)";
+    LMR_BASE           = 77,   0,  300, 10, "reduction table: flat part (1/100 ply)";
+    LMR_DIV            = 236, 100, 500, 10, "reduction table: divisor of ln(depth)*ln(moves) (1/100)";
+    LMR_PV             = 1024, 0, 3072, 128, "less reduction at PV nodes";
+    LMR_IMPROVING      = 1024, 0, 3072, 128, "more reduction when not improving";
+    LMR_CUTNODE        = 1536, 0, 4096, 128, "more reduction at expected cut nodes";
+    LMR_TT_CAPTURE     = 1024, 0, 3072, 128, "more reduction for quiets when the TT move is a capture";
+    LMR_NOISY          = 1024, 0, 3072, 128, "less reduction for captures";
+    LMR_CHECK          = 1024, 0, 3072, 128, "less reduction for checking moves";
+    LMR_HIST_DIV       = 8192, 1024, 32768, 512, "reduction -= history * 1024 / DIV";
+    LMR_DEEPER         = 40,   0,  200, 5, "re-search one ply deeper when this far above best (cp)";
+
+    // Quiescence search.
+    QS_SEE_MARGIN      = 0,    0,  300, 10, "skip captures whose SEE is below -MARGIN";
+    QS_DELTA           = 200,  0, 1000, 25, "delta pruning margin over the captured piece (cp)";
 
     // History updates: bonus = clamp(MUL * depth - BASE, 0, MAX).
     HIST_BONUS_MUL     = 300,  50, 1000, 20, "history bonus per ply of depth";
@@ -112,16 +175,22 @@ define_params! {
     HIST_MALUS_BASE    = 250,   0, 1000, 25, "history malus offset";
     HIST_MALUS_MAX     = 2500, 500, 8000, 100, "history malus cap";
 
-    // Late move reductions.
-    LMR_BASE           = 77,   0,  300, 10, "reduction table: flat part (1/100 ply)";
-    LMR_DIV            = 236, 100, 500, 10, "reduction table: divisor of ln(depth)*ln(moves) (1/100)";
+    // Static-eval correction history (percent weights; 0: off).
+    CORR_PAWN_WEIGHT   = 100,  0,  300, 10, "weight of the pawn-structure correction";
+    CORR_NONPAWN_WEIGHT = 50,  0,  300, 10, "weight of the non-pawn correction";
 
-    // Time manager (fractions in permille of the remaining time).
+    // Time manager (fractions in permille).
     TM_BASE_PERMILLE   = 50,  10,  200,  4, "base share of the remaining time per move (no movestogo)";
     TM_INC_PERMILLE    = 800, 100, 1000, 40, "share of the increment added to the base time";
     TM_SOFT_PERMILLE   = 600, 200, 1500, 40, "soft limit as a share of the base time";
     TM_HARD_PERMILLE   = 2500, 1000, 6000, 150, "hard limit as a multiple (permille) of the base time";
     TM_MAX_PERMILLE    = 500, 100,  900, 25, "cap on one move's hard limit, share of the clock";
+    TM_STABLE_BASE     = 1250, 500, 2000, 50, "soft scale with an unstable best move";
+    TM_STABLE_MUL      = 60,   0,  200,  5, "soft scale taken off per stable iteration (max 8)";
+    TM_DROP_MUL        = 10,   0,   50,  1, "soft scale added per cp the score dropped";
+    TM_DROP_MAX        = 600,  0, 1500, 50, "cap on the score-drop scale";
+    TM_NODES_BASE      = 1500, 500, 3000, 50, "soft scale: BASE - MUL * share of nodes on the best move";
+    TM_NODES_MUL       = 1000, 0, 2000, 50, "soft scale per share of nodes on the best move";
 }
 
 impl Params {

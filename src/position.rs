@@ -1,6 +1,7 @@
 //! The one module that touches shakmaty's position type: a copy-make stack of boards with
 //! incremental Zobrist keys, repetition and 50-move detection, and null moves.
 
+use shakmaty::attacks;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
@@ -112,6 +113,105 @@ impl Position {
         self.board().legal_moves()
     }
 
+    /// Legal captures, en passant and queen promotions (the quiescence moves; captures that
+    /// under-promote are left out), generated without the quiet moves. Only valid when the side to move is not in check (evasions
+    /// need the full generator).
+    pub fn noisy_moves(&self) -> MoveList {
+        let pos = self.board();
+        debug_assert!(!pos.is_check());
+        let b = pos.board();
+        let turn = pos.turn();
+        let us = b.by_color(turn);
+        let them = b.by_color(!turn);
+        let occupied = b.occupied();
+        let mut moves = MoveList::new();
+        let Some(king) = b.king_of(turn) else {
+            return moves;
+        };
+
+        // Our pieces pinned to our king: they may only move along the pin line.
+        let mut pinned = Bitboard(0);
+        let snipers = (attacks::rook_attacks(king, Bitboard(0)) & (b.rooks() | b.queens())
+            | attacks::bishop_attacks(king, Bitboard(0)) & (b.bishops() | b.queens()))
+            & them;
+        for sniper in snipers {
+            let between = attacks::between(king, sniper) & occupied;
+            if !between.more_than_one() {
+                pinned |= between & us;
+            }
+        }
+        let allowed =
+            |from: Square, to: Square| !pinned.contains(from) || attacks::aligned(king, from, to);
+
+        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+            for from in b.by_role(role) & us {
+                let targets = attacks::attacks(from, role.of(turn), occupied) & them;
+                for to in targets {
+                    if allowed(from, to) {
+                        moves.push(Move::Normal {
+                            role,
+                            from,
+                            capture: b.role_at(to),
+                            to,
+                            promotion: None,
+                        });
+                    }
+                }
+            }
+        }
+
+        let last_rank = match turn {
+            Color::White => Bitboard::from_rank(shakmaty::Rank::Eighth),
+            Color::Black => Bitboard::from_rank(shakmaty::Rank::First),
+        };
+        let forward: i32 = if turn == Color::White { 8 } else { -8 };
+        for from in b.pawns() & us {
+            let promotion = |to: Square| last_rank.contains(to).then_some(Role::Queen);
+            for to in attacks::pawn_attacks(turn, from) & them {
+                if allowed(from, to) {
+                    moves.push(Move::Normal {
+                        role: Role::Pawn,
+                        from,
+                        capture: b.role_at(to),
+                        to,
+                        promotion: promotion(to),
+                    });
+                }
+            }
+            if let Some(to) = from.offset(forward)
+                && last_rank.contains(to)
+                && !occupied.contains(to)
+                && allowed(from, to)
+            {
+                moves.push(Move::Normal {
+                    role: Role::Pawn,
+                    from,
+                    capture: None,
+                    to,
+                    promotion: Some(Role::Queen),
+                });
+            }
+        }
+
+        if pos.maybe_ep_square().is_some() {
+            moves.extend(pos.en_passant_moves());
+        }
+
+        let without_king = occupied ^ Bitboard::from_square(king);
+        for to in attacks::king_attacks(king) & them {
+            if b.attacks_to(to, !turn, without_king).is_empty() {
+                moves.push(Move::Normal {
+                    role: Role::King,
+                    from: king,
+                    capture: b.role_at(to),
+                    to,
+                    promotion: None,
+                });
+            }
+        }
+        moves
+    }
+
     #[inline]
     pub fn is_legal(&self, m: Move) -> bool {
         self.board().is_legal(m)
@@ -150,21 +250,13 @@ impl Position {
     #[inline]
     pub fn non_pawn_key(&self, color: Color) -> u64 {
         let b = self.board().board();
-        let us = b.by_color(color);
-        let mut h = 0u64;
-        for (i, role) in [
-            Role::Knight,
-            Role::Bishop,
-            Role::Rook,
-            Role::Queen,
-            Role::King,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            h = mix(h ^ (b.by_role(role) & us).0.wrapping_add(i as u64));
-        }
-        h
+        let us = b.by_color(color).0;
+        let minors = (b.knights().0 & us).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (b.bishops().0 & us).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        let majors = (b.rooks().0 & us).wrapping_mul(0x1656_67B1_9E37_79F9)
+            ^ (b.queens().0 & us).wrapping_mul(0x27D4_EB2F_1656_67C5)
+            ^ (b.kings().0 & us).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        mix(minors ^ majors.rotate_left(29) ^ color as u64)
     }
 
     /// Does the side to move have a piece other than pawns and the king?
@@ -390,6 +482,51 @@ mod tests {
         assert_eq!(pos.hash(), full_hash(pos.board()));
         pos.unmake();
         assert_eq!(pos.hash(), before);
+    }
+
+    /// The capture generator agrees with the full generator filtered to captures and queen
+    /// promotions, over every position of a small tree from tricky roots.
+    #[test]
+    fn noisy_moves_match_the_filtered_legal_moves() {
+        fn walk(pos: &mut Position, depth: u32, checked: &mut u32) {
+            if !pos.in_check() {
+                let mut want: Vec<Move> = pos
+                    .legal_moves()
+                    .into_iter()
+                    .filter(|m| {
+                        m.promotion().is_none_or(|r| r == Role::Queen)
+                            && (m.is_capture() || m.is_promotion())
+                    })
+                    .collect();
+                let mut got: Vec<Move> = pos.noisy_moves().into_iter().collect();
+                let key = |m: &Move| format!("{m:?}");
+                want.sort_by_key(key);
+                got.sort_by_key(key);
+                assert_eq!(got, want, "{}", pos.fen());
+                *checked += 1;
+            }
+            if depth == 0 {
+                return;
+            }
+            for m in pos.legal_moves() {
+                pos.make(m);
+                walk(pos, depth - 1, checked);
+                pos.unmake();
+            }
+        }
+        let mut checked = 0;
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "8/8/3k4/3p4/2BPb3/8/3K4/8 w - - 0 1",
+            "4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 2",
+        ] {
+            let mut pos = Position::from_fen(fen, CastlingMode::Standard).unwrap();
+            walk(&mut pos, 2, &mut checked);
+        }
+        assert!(checked > 2000, "{checked}");
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::history::Histories;
 use crate::params::Params;
 use crate::position::Position;
 use crate::score::MAX_PLY;
+use crate::search::negamax::Stats;
 use crate::search::stack::SearchStack;
 use crate::time::{Clock, Limits};
 use crate::tt::{Bound, TranspositionTable};
@@ -229,6 +230,13 @@ pub struct ThreadData {
     /// Result of the last completed iteration.
     pub result: ThreadResult,
     pub completed_depth: i32,
+    /// Depth of the iteration in progress.
+    pub root_depth: i32,
+    /// Null move pruning is off above this ply (during a verification search).
+    pub nmp_min_ply: usize,
+    /// Nodes spent on each root move in this search.
+    pub root_nodes: Vec<(Move, u64)>,
+    pub stats: Stats,
 }
 
 impl ThreadData {
@@ -247,6 +255,10 @@ impl ThreadData {
             lmr: vec![[0; 64]; 64],
             result: ThreadResult::default(),
             completed_depth: 0,
+            root_depth: 0,
+            nmp_min_ply: 0,
+            root_nodes: Vec::new(),
+            stats: Stats::default(),
         }
     }
 

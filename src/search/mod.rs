@@ -62,9 +62,28 @@ impl ThreadData {
         self.stack.reset();
         self.result = ThreadResult::default();
         self.completed_depth = 0;
+        self.root_depth = 0;
+        self.nmp_min_ply = 0;
+        self.root_nodes.clear();
+        self.stats = Default::default();
         for line in &mut self.pv {
             line.clear();
         }
+    }
+
+    /// Adds to the nodes spent on root move `m`.
+    pub(crate) fn add_root_nodes(&mut self, m: Move, nodes: u64) {
+        match self.root_nodes.iter_mut().find(|(rm, _)| *rm == m) {
+            Some((_, n)) => *n += nodes,
+            None => self.root_nodes.push((m, nodes)),
+        }
+    }
+
+    fn root_nodes_of(&self, m: Option<Move>) -> u64 {
+        self.root_nodes
+            .iter()
+            .find(|(rm, _)| Some(*rm) == m)
+            .map_or(0, |(_, n)| *n)
     }
 
     /// Counts a node and polls the limits; true when the search must unwind.
@@ -156,36 +175,92 @@ impl ThreadData {
     fn iterative_deepening(&mut self, sh: &SearchShared) {
         let max_depth = sh.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let mut score = 0;
+        let mut stability = 0;
         for depth in 1..=max_depth {
             self.seldepth = 0;
+            self.root_depth = depth;
             let s = self.aspiration(sh, depth, score);
             if self.aborted(sh) {
                 break;
             }
-            score = s;
-            self.completed_depth = depth;
+            let previous = std::mem::take(&mut self.result);
             let pv = self.pv[0].clone();
             self.result = ThreadResult {
                 best_move: pv.first().copied(),
                 pv,
-                score,
+                score: s,
                 depth,
             };
+            self.completed_depth = depth;
             if self.id != 0 {
+                score = s;
                 continue;
             }
+            stability = if previous.best_move == self.result.best_move {
+                (stability + 1).min(8)
+            } else {
+                0
+            };
+            let drop = if depth > 1 { score - s } else { 0 };
+            score = s;
             self.report(sh, depth, score, Bound::Exact, &self.result.pv.clone());
-            if self.should_stop_after_iteration(sh, score) {
+            let scale = self.time_scale(&sh.params, stability, drop);
+            if self.should_stop_after_iteration(sh, score, scale) {
                 break;
             }
         }
         if self.id == 0 {
             sh.request_stop();
+            if sh.debug {
+                sh.reporter.message(&self.stats_report());
+            }
         }
     }
 
+    /// How much of the soft limit to use (permille): more when the best move keeps changing,
+    /// the score drops, or the best move got a small share of the nodes.
+    fn time_scale(&self, p: &Params, stability: i32, drop: i32) -> u64 {
+        let stable = (p.TM_STABLE_BASE - p.TM_STABLE_MUL * stability).max(100);
+        let dropped = 1000 + (drop * p.TM_DROP_MUL).clamp(0, p.TM_DROP_MAX);
+        let total = self.nodes.max(1);
+        let share = (self.root_nodes_of(self.result.best_move) * 1000 / total) as i32;
+        let nodes = (p.TM_NODES_BASE - p.TM_NODES_MUL * share / 1000).max(100);
+        (i64::from(stable) * i64::from(dropped) / 1000 * i64::from(nodes) / 1000).max(1) as u64
+    }
+
+    fn stats_report(&self) -> String {
+        let s = &self.stats;
+        let first = (s.first_move_cutoffs * 1000)
+            .checked_div(s.beta_cutoffs)
+            .unwrap_or(0);
+        format!(
+            "stats thread 0: nodes {} tt_cuts {} razor {} rfp {} nmp {}/{} probcut {} iir {} lmp {} futility {} history {} see {} singular {} double {} multicut {} negative_ext {} lmr {} lmr_researches {} qs_delta {} beta_cutoffs {} first_move_cutoff_permille {}",
+            self.nodes,
+            s.tt_cuts,
+            s.razor,
+            s.rfp,
+            s.nmp_cuts,
+            s.nmp_tries,
+            s.probcut,
+            s.iir,
+            s.lmp,
+            s.futility,
+            s.history_pruned,
+            s.see_pruned,
+            s.singular,
+            s.double_ext,
+            s.multicut,
+            s.negative_ext,
+            s.lmr_searches,
+            s.lmr_researches,
+            s.qs_delta,
+            s.beta_cutoffs,
+            first
+        )
+    }
+
     /// Main thread, between iterations: is it time to stop?
-    fn should_stop_after_iteration(&self, sh: &SearchShared, score: i32) -> bool {
+    fn should_stop_after_iteration(&self, sh: &SearchShared, score: i32, scale: u64) -> bool {
         if sh.stopped() {
             return true;
         }
@@ -198,7 +273,7 @@ impl ThreadData {
         if sh.clock.budget().is_some() && !sh.clock.pondering() && sh.root_moves.len() == 1 {
             return true;
         }
-        sh.clock.soft_expired(1000)
+        sh.clock.soft_expired(scale)
     }
 
     fn aspiration(&mut self, sh: &SearchShared, depth: i32, prev: i32) -> i32 {

@@ -1,14 +1,16 @@
 //! The principal variation search, as numbered steps in the order a node takes them.
+//! Every margin comes from the parameter table through the small functions below.
 
 use shakmaty::Move;
 
 use super::{Node, NonPv, Pv};
 use crate::eval;
 use crate::history::PieceTo;
-use crate::movepick::{MovePicker, is_noisy};
+use crate::movepick::{MovePicker, is_noisy, quiet_score};
 use crate::moves::Move16;
 use crate::params::Params;
-use crate::score::{DRAW, INFINITE, MAX_PLY, mate_in, mated_in};
+use crate::score::{DRAW, INFINITE, MATE_BOUND, MAX_PLY, is_mate_score, mate_in, mated_in};
+use crate::see;
 use crate::thread::{SearchShared, ThreadData};
 use crate::tt::{Bound, Entry};
 
@@ -28,6 +30,41 @@ pub fn history_malus(p: &Params, depth: i32) -> i32 {
     (p.HIST_MALUS_MUL * depth - p.HIST_MALUS_BASE).clamp(0, p.HIST_MALUS_MAX)
 }
 
+#[inline]
+fn rfp_margin(p: &Params, depth: i32, improving: bool) -> i32 {
+    p.RFP_MARGIN * depth - p.RFP_IMPROVING * i32::from(improving)
+}
+
+#[inline]
+fn razor_margin(p: &Params, depth: i32) -> i32 {
+    p.RAZOR_BASE + p.RAZOR_MUL * depth
+}
+
+#[inline]
+fn nmp_reduction(p: &Params, depth: i32, eval: i32, beta: i32) -> i32 {
+    p.NMP_BASE + depth / p.NMP_DEPTH_DIV + ((eval - beta) / p.NMP_EVAL_DIV).min(3)
+}
+
+#[inline]
+fn lmp_limit(p: &Params, depth: i32, improving: bool) -> i32 {
+    let limit = (p.LMP_BASE + p.LMP_MUL * depth * depth) / 100;
+    if improving { limit } else { limit / 2 }
+}
+
+#[inline]
+fn futility_margin(p: &Params, lmr_depth: i32) -> i32 {
+    p.FP_BASE + p.FP_MUL * lmr_depth
+}
+
+#[inline]
+fn see_threshold(p: &Params, depth: i32, quiet: bool) -> i32 {
+    if quiet {
+        -p.SEE_QUIET_MUL * depth
+    } else {
+        -p.SEE_NOISY_MUL * depth * depth
+    }
+}
+
 /// Can a TT entry of this bound and score end the node?
 #[inline]
 pub fn tt_cuts(e: &Entry, alpha: i32, beta: i32) -> bool {
@@ -37,6 +74,31 @@ pub fn tt_cuts(e: &Entry, alpha: i32, beta: i32) -> bool {
         Bound::Upper => e.score <= alpha,
         Bound::None => false,
     }
+}
+
+/// How often each technique fired, for `debug on` reports.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub tt_cuts: u64,
+    pub razor: u64,
+    pub rfp: u64,
+    pub nmp_tries: u64,
+    pub nmp_cuts: u64,
+    pub probcut: u64,
+    pub iir: u64,
+    pub lmp: u64,
+    pub futility: u64,
+    pub history_pruned: u64,
+    pub see_pruned: u64,
+    pub singular: u64,
+    pub double_ext: u64,
+    pub multicut: u64,
+    pub negative_ext: u64,
+    pub lmr_searches: u64,
+    pub lmr_researches: u64,
+    pub beta_cutoffs: u64,
+    pub first_move_cutoffs: u64,
+    pub qs_delta: u64,
 }
 
 impl ThreadData {
@@ -66,13 +128,37 @@ impl ThreadData {
         ]
     }
 
-    #[allow(clippy::only_used_in_recursion)]
+    /// Raw static evaluation plus the correction history's estimate of its error.
+    #[inline]
+    pub(crate) fn corrected_eval(&self, raw: i32) -> i32 {
+        let p = &self.params;
+        let c = self.hist.correction(
+            self.pos.turn(),
+            self.pos.pawn_key(),
+            [
+                self.pos.non_pawn_key(shakmaty::Color::White),
+                self.pos.non_pawn_key(shakmaty::Color::Black),
+            ],
+            [p.CORR_PAWN_WEIGHT, p.CORR_NONPAWN_WEIGHT],
+        );
+        (raw + c).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
+    /// Makes `m`, recording it on the stack for continuation history.
+    #[inline]
+    fn make_move(&mut self, ply: usize, m: Move) {
+        let ss = self.stack.at_mut(ply);
+        ss.piece_to = Some(PieceTo::of(self.pos.turn(), m));
+        ss.null_move = false;
+        self.pos.make(m);
+    }
+
     pub(crate) fn negamax<N: Node>(
         &mut self,
         sh: &SearchShared,
         mut alpha: i32,
         mut beta: i32,
-        depth: i32,
+        mut depth: i32,
         cut_node: bool,
     ) -> i32 {
         let ply = self.pos.search_ply();
@@ -117,38 +203,207 @@ impl ThreadData {
 
         // Step 4. Transposition table lookup; cutoff at non-PV nodes.
         let excluded = self.stack.at(ply).excluded;
+        let singular_search = excluded.is_some();
         let key = self.pos.hash();
-        let entry = if excluded.is_none() {
-            sh.tt.probe(key, ply)
-        } else {
+        let entry = if singular_search {
             None
+        } else {
+            sh.tt.probe(key, ply)
         };
         let tt_move = self.tt_move(entry);
+        let tt_capture = tt_move.is_some_and(is_noisy);
+        let tt_pv = N::PV || entry.is_some_and(|e| e.pv);
         if !N::PV
             && let Some(e) = entry
             && e.depth >= depth
             && self.pos.halfmoves() < 90
             && tt_cuts(&e, alpha, beta)
         {
+            self.stats.tt_cuts += 1;
+            // A quiet TT move that fails high is a good move here: reward it.
+            if e.score >= beta
+                && let Some(m) = tt_move
+                && !is_noisy(m)
+            {
+                let bonus = history_bonus(&self.params, depth);
+                let cont = self.cont_keys(ply);
+                self.update_quiet(self.pos.turn(), m, &cont, bonus);
+            }
             return e.score;
         }
 
-        // Step 5. Static evaluation.
-        let raw_eval = if in_check {
-            EVAL_NONE
+        // Step 5. Static evaluation, corrected; a TT score is a better estimate when its bound
+        // points the right way. `improving`: better than two plies ago.
+        let raw_eval;
+        let static_eval;
+        let mut eval;
+        if in_check {
+            raw_eval = EVAL_NONE;
+            static_eval = EVAL_NONE;
+            eval = EVAL_NONE;
         } else {
-            match entry {
+            raw_eval = match entry {
                 Some(e) if e.eval != EVAL_NONE => e.eval,
                 _ => eval::evaluate(&self.pos),
+            };
+            static_eval = self.corrected_eval(raw_eval);
+            eval = static_eval;
+            if let Some(e) = entry
+                && !is_mate_score(e.score)
+                && match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => e.score > eval,
+                    Bound::Upper => e.score < eval,
+                    Bound::None => false,
+                }
+            {
+                eval = e.score;
+            }
+        }
+        let improving = !in_check && {
+            let two = self.stack.back(ply, 2);
+            let four = self.stack.back(ply, 4);
+            if ply >= 2 && !two.in_check {
+                static_eval > two.static_eval
+            } else if ply >= 4 && !four.in_check {
+                static_eval > four.static_eval
+            } else {
+                true
             }
         };
         {
             let ss = self.stack.at_mut(ply);
-            ss.static_eval = raw_eval;
+            ss.static_eval = static_eval;
             ss.in_check = in_check;
+            ss.tt_pv = tt_pv;
+        }
+        self.stack.at_mut(ply + 1).killers = [Move16::NONE; 2];
+        self.stack.at_mut(ply + 1).cutoffs = 0;
+
+        let p = &sh.params;
+        let prunable = !N::PV && !in_check && !singular_search;
+
+        // Step 6. Razoring: hopeless nodes near the horizon go straight to quiescence.
+        if prunable && depth <= p.RAZOR_DEPTH && eval + razor_margin(p, depth) <= alpha {
+            let score = self.qsearch::<NonPv>(sh, alpha, alpha + 1);
+            if score <= alpha {
+                self.stats.razor += 1;
+                return score;
+            }
         }
 
-        // Step 6. The moves.
+        // Step 7. Reverse futility pruning: far enough above beta that no move will fall
+        // below it.
+        if prunable
+            && depth <= p.RFP_DEPTH
+            && !is_mate_score(beta)
+            && eval - rfp_margin(p, depth, improving) >= beta
+        {
+            self.stats.rfp += 1;
+            return (eval + beta) / 2;
+        }
+
+        // Step 8. Null move pruning: if passing still fails high, so would a real move.
+        // Never twice in a row, not with only pawns, verified at high depth.
+        if prunable
+            && depth >= p.NMP_DEPTH
+            && eval >= beta
+            && static_eval >= beta
+            && !is_mate_score(beta)
+            && !self.stack.back(ply, 1).null_move
+            && ply >= self.nmp_min_ply
+            && self.pos.has_non_pawn_material(self.pos.turn())
+        {
+            self.stats.nmp_tries += 1;
+            let r = nmp_reduction(p, depth, eval, beta);
+            {
+                let ss = self.stack.at_mut(ply);
+                ss.piece_to = None;
+                ss.null_move = true;
+            }
+            if self.pos.make_null() {
+                let score = -self.negamax::<NonPv>(sh, -beta, -beta + 1, depth - r, !cut_node);
+                self.pos.unmake();
+                self.stack.at_mut(ply).null_move = false;
+                if self.aborted(sh) {
+                    return 0;
+                }
+                if score >= beta {
+                    // Mate scores from a null move prove nothing.
+                    let score = if is_mate_score(score) { beta } else { score };
+                    if depth < p.NMP_VERIFY_DEPTH || self.nmp_min_ply > 0 {
+                        self.stats.nmp_cuts += 1;
+                        return score;
+                    }
+                    // Verification: search again without null moves for the next plies.
+                    self.nmp_min_ply = ply + (3 * (depth - r) / 4) as usize;
+                    let v = self.negamax::<NonPv>(sh, beta - 1, beta, depth - r, false);
+                    self.nmp_min_ply = 0;
+                    if v >= beta {
+                        self.stats.nmp_cuts += 1;
+                        return score;
+                    }
+                }
+            } else {
+                self.stack.at_mut(ply).null_move = false;
+            }
+        }
+
+        // Step 9. ProbCut: a capture that beats beta by a margin in a shallow search most
+        // likely beats beta in the full one.
+        let probcut_beta = beta + p.PROBCUT_MARGIN;
+        if prunable
+            && depth >= p.PROBCUT_DEPTH
+            && !is_mate_score(beta)
+            && !entry.is_some_and(|e| e.depth >= depth - 3 && e.score < probcut_beta)
+        {
+            let cont = self.cont_keys(ply);
+            let mut picker = MovePicker::new_qsearch(tt_move, false, cont);
+            let threshold = probcut_beta - static_eval;
+            while let Some(m) = picker.next(&self.pos, &self.hist) {
+                if !see::see_ge(self.pos.board(), m, threshold) {
+                    continue;
+                }
+                self.make_move(ply, m);
+                let mut score = -self.qsearch::<NonPv>(sh, -probcut_beta, -probcut_beta + 1);
+                if score >= probcut_beta {
+                    score = -self.negamax::<NonPv>(
+                        sh,
+                        -probcut_beta,
+                        -probcut_beta + 1,
+                        depth - 4,
+                        !cut_node,
+                    );
+                }
+                self.pos.unmake();
+                if self.aborted(sh) {
+                    return 0;
+                }
+                if score >= probcut_beta {
+                    self.stats.probcut += 1;
+                    sh.tt.store(
+                        key,
+                        Move16::from_move(m),
+                        score,
+                        raw_eval,
+                        depth - 3,
+                        Bound::Lower,
+                        tt_pv,
+                        ply,
+                    );
+                    return score;
+                }
+            }
+        }
+
+        // Step 10. Internal iterative reduction: without a TT move this node is poorly
+        // ordered; search it shallower.
+        if (N::PV || cut_node) && !singular_search && tt_move.is_none() && depth >= p.IIR_DEPTH {
+            self.stats.iir += 1;
+            depth -= 1;
+        }
+
+        // Step 11. The moves.
         let cont = self.cont_keys(ply);
         let killers = self.stack.at(ply).killers;
         let counter = self.hist.counter(cont[0]);
@@ -159,6 +414,7 @@ impl ThreadData {
         let mut quiets: [Option<Move>; TRIED_CAP] = [None; TRIED_CAP];
         let mut captures: [Option<Move>; TRIED_CAP] = [None; TRIED_CAP];
         let (mut n_quiets, mut n_captures) = (0, 0);
+        let turn = self.pos.turn();
 
         while let Some(m) = picker.next(&self.pos, &self.hist) {
             if Move16::from_move(m) == excluded {
@@ -169,31 +425,155 @@ impl ThreadData {
             }
             move_count += 1;
             let is_quiet = !is_noisy(m);
+            let stat = if is_quiet {
+                quiet_score(&self.pos, &self.hist, &cont, m)
+            } else {
+                self.hist.capture(turn, m)
+            };
+            let base_r = self.lmr[depth.min(63) as usize][move_count.min(63) as usize];
+            let lmr_depth = (depth - 1 - base_r / 1024).max(0);
 
-            // Step 7. Make the move; extend checks.
-            self.stack.at_mut(ply).piece_to = Some(PieceTo::of(self.pos.turn(), m));
-            self.pos.make(m);
+            // Step 12. Prune late and losing moves near the horizon, once a move has kept us
+            // out of being mated.
+            if !N::ROOT && best > -MATE_BOUND && self.pos.has_non_pawn_material(turn) {
+                if is_quiet {
+                    // Late move pruning: enough quiets tried.
+                    if depth <= p.LMP_DEPTH && move_count >= lmp_limit(p, depth, improving) {
+                        self.stats.lmp += 1;
+                        picker.skip_quiets();
+                        continue;
+                    }
+                    // Futility pruning: even a good quiet will not reach alpha.
+                    if !in_check
+                        && lmr_depth <= p.FP_DEPTH
+                        && static_eval + futility_margin(p, lmr_depth) <= alpha
+                    {
+                        self.stats.futility += 1;
+                        picker.skip_quiets();
+                        continue;
+                    }
+                    // History pruning: quiets that keep failing here.
+                    if lmr_depth <= p.HP_DEPTH && stat < -p.HP_MARGIN * depth {
+                        self.stats.history_pruned += 1;
+                        continue;
+                    }
+                }
+                // SEE pruning: moves that lose too much material.
+                let see_depth = if is_quiet { lmr_depth } else { depth };
+                if depth <= p.SEE_DEPTH
+                    && !see::see_ge(self.pos.board(), m, see_threshold(p, see_depth, is_quiet))
+                {
+                    self.stats.see_pruned += 1;
+                    continue;
+                }
+            }
+
+            // Step 13. Extensions: singular (only the TT move holds), check.
+            let mut extension = 0;
+            if !N::ROOT
+                && Some(m) == tt_move
+                && depth >= p.SE_DEPTH
+                && let Some(e) = entry
+                && e.depth >= depth - p.SE_TT_DEPTH
+                && e.bound != Bound::Upper
+                && !is_mate_score(e.score)
+                && ply < 2 * self.root_depth as usize
+            {
+                let singular_beta = e.score - depth * p.SE_BETA_MUL / 64;
+                let singular_depth = (depth - 1) / 2;
+                self.stack.at_mut(ply).excluded = Move16::from_move(m);
+                let score = self.negamax::<NonPv>(
+                    sh,
+                    singular_beta - 1,
+                    singular_beta,
+                    singular_depth,
+                    cut_node,
+                );
+                self.stack.at_mut(ply).excluded = Move16::NONE;
+                if self.aborted(sh) {
+                    return 0;
+                }
+                if score < singular_beta {
+                    self.stats.singular += 1;
+                    extension = 1;
+                    let doubles = self.stack.at(ply).double_extensions;
+                    if !N::PV
+                        && score < singular_beta - p.SE_DOUBLE_MARGIN
+                        && doubles < p.SE_DOUBLE_MAX
+                    {
+                        self.stats.double_ext += 1;
+                        extension = 2;
+                    }
+                } else if singular_beta >= beta {
+                    // Multi-cut: several moves beat beta.
+                    self.stats.multicut += 1;
+                    return singular_beta;
+                } else if e.score >= beta {
+                    self.stats.negative_ext += 1;
+                    extension = -1;
+                }
+            }
+
+            // Step 14. Make the move.
+            let nodes_before = self.nodes;
+            self.make_move(ply, m);
             let gives_check = self.pos.in_check();
-            let extension = i32::from(gives_check);
+            if extension == 0 && gives_check {
+                extension = p.EXT_CHECK;
+            }
+            {
+                let doubles = self.stack.at(ply).double_extensions + i32::from(extension >= 2);
+                self.stack.at_mut(ply + 1).double_extensions = doubles;
+            }
             let new_depth = depth - 1 + extension;
 
-            // Step 8. Principal variation search: the first move with the full window, the
-            // rest with a null window, re-searched when they beat alpha.
-            let mut score;
-            if N::PV && move_count == 1 {
-                score = -self.negamax::<Pv>(sh, -beta, -alpha, new_depth, false);
-            } else {
-                score = -self.negamax::<NonPv>(sh, -alpha - 1, -alpha, new_depth, !cut_node);
-                if N::PV && score > alpha && score < beta {
-                    score = -self.negamax::<Pv>(sh, -beta, -alpha, new_depth, false);
+            // Step 15. Late move reductions, then the principal variation search: the first
+            // move with the full window, the rest with a null window, re-searched when they
+            // beat alpha.
+            let mut score = 0;
+            let full_window_first = N::PV && move_count == 1;
+            let lmr_moves = p.LMR_MOVES + i32::from(N::PV);
+            let mut needs_full = !full_window_first;
+            let mut reduced_search = false;
+            if depth >= p.LMR_DEPTH && move_count > lmr_moves && !full_window_first {
+                reduced_search = true;
+                let mut r = base_r;
+                r -= p.LMR_PV * i32::from(tt_pv);
+                r += p.LMR_IMPROVING * i32::from(!improving);
+                r += p.LMR_CUTNODE * i32::from(cut_node);
+                r += p.LMR_TT_CAPTURE * i32::from(tt_capture && is_quiet);
+                r -= p.LMR_NOISY * i32::from(!is_quiet);
+                r -= p.LMR_CHECK * i32::from(gives_check);
+                r -= stat * 1024 / p.LMR_HIST_DIV;
+                let reduced = (new_depth - r / 1024).clamp(1, new_depth.max(1));
+                self.stats.lmr_searches += 1;
+                self.stack.at_mut(ply).reduction = new_depth - reduced;
+                score = -self.negamax::<NonPv>(sh, -alpha - 1, -alpha, reduced, true);
+                self.stack.at_mut(ply).reduction = 0;
+                needs_full = score > alpha && reduced < new_depth;
+                if needs_full {
+                    self.stats.lmr_researches += 1;
                 }
+            }
+            let mut search_depth = new_depth;
+            if needs_full {
+                if reduced_search && score > best + p.LMR_DEEPER {
+                    search_depth += 1;
+                }
+                score = -self.negamax::<NonPv>(sh, -alpha - 1, -alpha, search_depth, !cut_node);
+            }
+            if N::PV && (full_window_first || (score > alpha && score < beta)) {
+                score = -self.negamax::<Pv>(sh, -beta, -alpha, search_depth.max(new_depth), false);
             }
             self.pos.unmake();
             if self.aborted(sh) {
                 return 0;
             }
+            if N::ROOT {
+                self.add_root_nodes(m, self.nodes - nodes_before);
+            }
 
-            // Step 9. New best move?
+            // Step 16. New best move?
             if score > best {
                 best = score;
                 if score > alpha {
@@ -202,6 +582,11 @@ impl ThreadData {
                         self.update_pv(ply, m);
                     }
                     if score >= beta {
+                        self.stats.beta_cutoffs += 1;
+                        if move_count == 1 {
+                            self.stats.first_move_cutoffs += 1;
+                        }
+                        self.stack.at_mut(ply).cutoffs += 1;
                         break;
                     }
                     alpha = score;
@@ -216,9 +601,9 @@ impl ThreadData {
             }
         }
 
-        // Step 10. Checkmate and stalemate.
+        // Step 17. Checkmate and stalemate.
         if move_count == 0 {
-            return if excluded.is_some() {
+            return if singular_search {
                 alpha
             } else if in_check {
                 mated_in(ply)
@@ -227,22 +612,44 @@ impl ThreadData {
             };
         }
 
-        // Step 11. Reward the move that cut, punish those tried before it.
+        // Step 18. Reward the move that cut, punish those tried before it.
         if best >= beta
             && let Some(bm) = best_move
         {
             self.update_histories(ply, bm, depth, &quiets[..n_quiets], &captures[..n_captures]);
         }
 
-        // Step 12. Store the result.
-        if excluded.is_none() {
-            let bound = if best >= beta {
-                Bound::Lower
-            } else if N::PV && best_move.is_some() {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if N::PV && best_move.is_some() {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+
+        // Step 19. Teach the correction history how far the static eval was off (only from
+        // quiet positions, and only when the bound says which way).
+        let eval_error_known = match bound {
+            Bound::Lower => best > static_eval,
+            Bound::Upper => best < static_eval,
+            _ => true,
+        };
+        let quiet_best = best_move.is_none_or(|m| !is_noisy(m));
+        if !in_check && !singular_search && quiet_best && eval_error_known && !is_mate_score(best) {
+            self.hist.update_correction(
+                turn,
+                self.pos.pawn_key(),
+                [
+                    self.pos.non_pawn_key(shakmaty::Color::White),
+                    self.pos.non_pawn_key(shakmaty::Color::Black),
+                ],
+                best - raw_eval,
+                depth,
+            );
+        }
+
+        // Step 20. Store the result.
+        if !singular_search {
             sh.tt.store(
                 key,
                 best_move.map_or(Move16::NONE, Move16::from_move),
@@ -250,7 +657,7 @@ impl ThreadData {
                 raw_eval,
                 depth,
                 bound,
-                N::PV,
+                tt_pv,
                 ply,
             );
         }
@@ -290,7 +697,7 @@ impl ThreadData {
         }
     }
 
-    fn update_quiet(
+    pub(crate) fn update_quiet(
         &mut self,
         turn: shakmaty::Color,
         m: Move,

@@ -7,7 +7,7 @@ use crate::eval;
 use crate::history::PieceTo;
 use crate::movepick::MovePicker;
 use crate::moves::Move16;
-use crate::score::{DRAW, INFINITE, MAX_PLY, mated_in};
+use crate::score::{DRAW, INFINITE, MATE_BOUND, MAX_PLY, is_mate_score, mated_in};
 use crate::see;
 use crate::thread::{SearchShared, ThreadData};
 use crate::tt::Bound;
@@ -49,9 +49,11 @@ impl ThreadData {
         }
         let tt_move = self.tt_move(entry);
 
-        // Step 4. Stand pat: the side to move may decline every capture.
+        // Step 4. Stand pat: the side to move may decline every capture. The corrected static
+        // eval, or the TT score when its bound says it is a better estimate.
         let raw_eval;
         let mut best;
+        let mut static_eval = EVAL_NONE;
         if in_check {
             raw_eval = EVAL_NONE;
             best = -INFINITE;
@@ -60,7 +62,19 @@ impl ThreadData {
                 Some(e) if e.eval != EVAL_NONE => e.eval,
                 _ => eval::evaluate(&self.pos),
             };
-            best = raw_eval;
+            static_eval = self.corrected_eval(raw_eval);
+            best = static_eval;
+            if let Some(e) = entry
+                && !is_mate_score(e.score)
+                && match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => e.score > best,
+                    Bound::Upper => e.score < best,
+                    Bound::None => false,
+                }
+            {
+                best = e.score;
+            }
             if best >= beta {
                 if entry.is_none() {
                     sh.tt.store(
@@ -79,17 +93,26 @@ impl ThreadData {
             alpha = alpha.max(best);
         }
 
-        // Step 5. Captures (or evasions), SEE-pruned.
+        // Step 5. Captures (or evasions), pruned by SEE and by delta: a capture that cannot
+        // lift the eval near alpha even with the captured piece and a margin.
+        let p = &sh.params;
         let cont = self.cont_keys(ply);
         let mut picker = MovePicker::new_qsearch(tt_move, in_check, cont);
         let mut best_move = None;
         let mut move_count = 0;
         while let Some(m) = picker.next(&self.pos, &self.hist) {
             move_count += 1;
-            if !in_check && !see::see_ge(self.pos.board(), m, 0) {
-                continue;
+            if !in_check && best > -MATE_BOUND {
+                if !see::see_ge(self.pos.board(), m, -p.QS_SEE_MARGIN) {
+                    continue;
+                }
+                if !m.is_promotion() && static_eval + see::immediate_gain(m) + p.QS_DELTA <= alpha {
+                    self.stats.qs_delta += 1;
+                    continue;
+                }
             }
             self.stack.at_mut(ply).piece_to = Some(PieceTo::of(self.pos.turn(), m));
+            self.stack.at_mut(ply).null_move = false;
             self.pos.make(m);
             let score = -self.qsearch::<N>(sh, -beta, -alpha);
             self.pos.unmake();
