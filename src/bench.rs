@@ -106,6 +106,24 @@ pub fn run_with(depth: i32, engine: &mut Engine) -> BenchResult {
     }
 }
 
+/// Time to depth with several threads: each position from a cleared state, searched to
+/// `depth` with `threads` threads. Returns per-position (milliseconds, nodes).
+pub fn time_to_depth(depth: i32, threads: usize, hash_mb: usize) -> Vec<(f64, u64)> {
+    let mut engine = Engine::new();
+    let _ = engine.set_option("Threads", Some(&threads.to_string()));
+    let _ = engine.set_option("Hash", Some(&hash_mb.to_string()));
+    let mut out = Vec::new();
+    for fen in POSITIONS {
+        if engine.set_position(Some(fen), &[]).is_err() || engine.new_game().is_err() {
+            continue;
+        }
+        let start = Instant::now();
+        let r = engine.search(Limits::depth(depth));
+        out.push((start.elapsed().as_secs_f64() * 1000.0, r.nodes));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 pub mod bench;
 pub mod engine;
 pub mod eval;
+pub mod eval_weights;
 pub mod history;
 pub mod movepick;
 pub mod moves;
@@ -15,6 +16,7 @@ pub mod position;
 pub mod score;
 pub mod search;
 pub mod see;
+pub mod selfplay;
 pub mod thread;
 pub mod time;
 pub mod tt;

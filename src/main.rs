@@ -8,6 +8,8 @@ const USAGE: &str = "usage:
   shears                      UCI loop on standard input
   shears bench [depth]        fixed-depth benchmark; last line: '<N> nodes <M> nps'
   shears perft <depth> [fen]  count leaf nodes of the legal move tree
+  shears smp-bench [depth] [threads] [hash]
+                              time to depth over the bench positions with several threads
   shears spsa [--json]        tunable parameters as OpenBench SPSA input (or weather-factory JSON)
   shears <uci commands>       e.g. shears \"position startpos moves e2e4\" \"go depth 12\"";
 
@@ -24,6 +26,7 @@ fn main() {
         }
         Some("bench") => cmd_bench(args.get(1)),
         Some("perft") => cmd_perft(&args[1..]),
+        Some("smp-bench") => cmd_smp_bench(&args[1..]),
         Some("spsa") => {
             if args.iter().any(|a| a == "--json") {
                 print!("{}", params::weather_factory_json());
@@ -52,6 +55,24 @@ fn cmd_bench(depth: Option<&String>) -> i32 {
     };
     let r = bench::run(depth);
     println!("{}", r.summary());
+    0
+}
+
+fn cmd_smp_bench(args: &[String]) -> i32 {
+    let num =
+        |i: usize, default: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
+    let depth = num(0, 12) as i32;
+    let threads = num(1, num_cpus::get()).clamp(1, shears::engine::MAX_THREADS);
+    let hash = num(2, 64).clamp(1, 65536);
+    let runs = bench::time_to_depth(depth, threads, hash);
+    let total_ms: f64 = runs.iter().map(|r| r.0).sum();
+    let nodes: u64 = runs.iter().map(|r| r.1).sum();
+    let geo =
+        (runs.iter().map(|r| r.0.max(0.01).ln()).sum::<f64>() / runs.len().max(1) as f64).exp();
+    println!(
+        "depth {depth} threads {threads}: total {total_ms:.0} ms, geometric mean {geo:.1} ms per position, {nodes} nodes, {} nps",
+        (nodes as f64 * 1000.0 / total_ms.max(1.0)) as u64
+    );
     0
 }
 

@@ -18,6 +18,7 @@ enum Stage {
     TtMove,
     Generate,
     GoodNoisy,
+    GenerateQuiets,
     Killer1,
     Killer2,
     Counter,
@@ -79,15 +80,18 @@ pub struct MovePicker {
     /// Only noisy moves (quiescence search not in check).
     noisy_only: bool,
     skip_quiets: bool,
+    /// Evasions come from the full generator, split afterwards.
+    in_check: bool,
 }
 
 impl MovePicker {
-    /// Picker for the main search. `tt_move` must be legal in `pos`.
+    /// Picker for the main search. `tt_move` must be legal in the position.
     pub fn new(
         tt_move: Option<Move>,
         killers: [Move16; 2],
         counter: Move16,
         cont: [Option<PieceTo>; 2],
+        in_check: bool,
     ) -> MovePicker {
         MovePicker {
             stage: Stage::TtMove,
@@ -104,13 +108,14 @@ impl MovePicker {
             idx: 0,
             noisy_only: false,
             skip_quiets: false,
+            in_check,
         }
     }
 
     /// Picker for the quiescence search: noisy moves only, unless in check (all evasions).
     pub fn new_qsearch(tt_move: Option<Move>, in_check: bool, cont: [Option<PieceTo>; 2]) -> Self {
         let tt_move = tt_move.filter(|&m| in_check || is_noisy(m));
-        let mut mp = MovePicker::new(tt_move, [Move16::NONE; 2], Move16::NONE, cont);
+        let mut mp = MovePicker::new(tt_move, [Move16::NONE; 2], Move16::NONE, cont, in_check);
         mp.noisy_only = !in_check;
         mp
     }
@@ -125,43 +130,48 @@ impl MovePicker {
         self.stage > Stage::GoodNoisy
     }
 
+    /// Noisy moves first (all legal moves when in check, split noisy-first).
     fn generate(&mut self, pos: &Position, hist: &Histories) {
-        self.moves = if self.noisy_only {
-            pos.noisy_moves()
-        } else {
-            pos.legal_moves()
-        };
-        // Partition: noisy moves first.
-        let mut n = 0;
-        for i in 0..self.moves.len() {
-            if is_noisy(self.moves[i]) {
-                self.moves.swap(i, n);
-                n += 1;
+        self.moves.clear();
+        if self.in_check {
+            self.moves = pos.legal_moves();
+            let mut n = 0;
+            for i in 0..self.moves.len() {
+                if is_noisy(self.moves[i]) {
+                    self.moves.swap(i, n);
+                    n += 1;
+                }
             }
+            self.noisy_end = n;
+        } else {
+            pos.noisy_moves(&mut self.moves);
+            self.noisy_end = self.moves.len();
         }
-        self.noisy_end = n;
         self.scores.clear();
-        for &m in &self.moves[..n] {
+        for &m in &self.moves[..self.noisy_end] {
             self.scores.push(noisy_score(pos, hist, m));
         }
         self.idx = 0;
         self.bad_end = 0;
-        // Killers and counter move count only if they are legal quiet moves here.
-        let quiets = &self.moves[n..];
+    }
+
+    /// Quiet moves (already there when in check); then the killers and the counter move,
+    /// kept only if they are legal quiet moves here.
+    fn generate_quiets(&mut self, pos: &Position) {
+        if !self.in_check {
+            pos.quiet_moves(&mut self.moves);
+        }
+        let board = pos.board();
+        let quiets = &self.moves[self.noisy_end..];
         let find = |m16: Move16| -> Option<Move> {
-            if m16.is_none() {
-                return None;
-            }
-            quiets
-                .iter()
-                .copied()
-                .find(|&m| Move16::from_move(m) == m16)
+            let m = m16.to_move(board)?;
+            (!is_noisy(m) && quiets.contains(&m)).then_some(m)
         };
         let k0 = find(self.killer16[0]);
-        let k1 = find(self.killer16[1]);
-        let c = find(self.counter16);
-        self.killers = [k0, k1.filter(|&m| Some(m) != k0)];
-        self.counter = c.filter(|&m| Some(m) != k0 && Some(m) != k1);
+        let k1 = find(self.killer16[1]).filter(|&m| Some(m) != k0);
+        let c = find(self.counter16).filter(|&m| Some(m) != k0 && Some(m) != k1);
+        self.killers = [k0, k1];
+        self.counter = c;
     }
 
     /// Index of the best-scored move in `[from, to)`.
@@ -207,7 +217,7 @@ impl MovePicker {
                             self.stage = Stage::BadNoisy;
                             self.idx = 0;
                         } else {
-                            self.stage = Stage::Killer1;
+                            self.stage = Stage::GenerateQuiets;
                         }
                         continue;
                     }
@@ -227,6 +237,12 @@ impl MovePicker {
                     }
                     self.idx += 1;
                     return Some(m);
+                }
+                Stage::GenerateQuiets => {
+                    self.stage = Stage::Killer1;
+                    if !self.skip_quiets {
+                        self.generate_quiets(pos);
+                    }
                 }
                 Stage::Killer1 | Stage::Killer2 | Stage::Counter => {
                     let m = match self.stage {
@@ -310,7 +326,13 @@ mod tests {
         let tt = pos.parse_uci_move("e2a6").unwrap();
         let killer = Move16::from_move(pos.parse_uci_move("a2a3").unwrap());
         let bogus_killer = Move16::from_move(pos.parse_uci_move("e5f7").unwrap());
-        let mut mp = MovePicker::new(Some(tt), [killer, bogus_killer], killer, [None, None]);
+        let mut mp = MovePicker::new(
+            Some(tt),
+            [killer, bogus_killer],
+            killer,
+            [None, None],
+            false,
+        );
         let got = all_moves(&mut mp, &pos, &hist);
         assert_eq!(got[0], tt);
         assert_eq!(got.len(), legal.len());
@@ -321,7 +343,7 @@ mod tests {
     fn good_captures_before_quiets_before_bad_captures() {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
         let hist = Histories::default();
-        let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None, None]);
+        let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None, None], false);
         let got = all_moves(&mut mp, &pos, &hist);
         let kind = |m: Move| {
             if !is_noisy(m) {
@@ -364,7 +386,7 @@ mod tests {
     fn skip_quiets_keeps_captures() {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
         let hist = Histories::default();
-        let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None, None]);
+        let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None, None], false);
         mp.skip_quiets();
         let got = all_moves(&mut mp, &pos, &hist);
         assert!(got.iter().all(|&m| is_noisy(m)));

@@ -179,6 +179,12 @@ define_params! {
     CORR_PAWN_WEIGHT   = 100,  0,  300, 10, "weight of the pawn-structure correction";
     CORR_NONPAWN_WEIGHT = 50,  0,  300, 10, "weight of the non-pawn correction";
 
+    // Lazy SMP (helper threads only; one thread is unaffected).
+    SMP_SKIP_BLOCKS    = 1,    0,    1,  1, "helpers skip iterations in staggered blocks (0: off)";
+    SMP_ASP_SPREAD     = 4,    0,   40,  2, "helper aspiration window widened by (id mod 4) * SPREAD (cp)";
+    SMP_VOTE           = 1,    0,    1,  1, "choose the move by a vote of all threads (0: main thread)";
+    SMP_VOTE_BASE      = 20,   1,  200,  5, "vote weight = (score - worst score + BASE) * depth";
+
     // Time manager (fractions in permille).
     TM_BASE_PERMILLE   = 50,  10,  200,  4, "base share of the remaining time per move (no movestogo)";
     TM_INC_PERMILLE    = 800, 100, 1000, 40, "share of the increment added to the base time";

@@ -1,6 +1,7 @@
 //! The one module that touches shakmaty's position type: a copy-make stack of boards with
 //! incremental Zobrist keys, repetition and 50-move detection, and null moves.
 
+use crate::eval::{self, S};
 use shakmaty::attacks;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
@@ -19,6 +20,8 @@ struct State {
     hash: u64,
     /// Plies since the last null move (repetitions never reach across one).
     plies_from_null: u32,
+    /// Material and piece-square sum (White's view), kept up to date by `make`.
+    psq: S,
 }
 
 /// A game position: the current board, the Zobrist keys of every earlier position of the game
@@ -47,11 +50,13 @@ impl Default for Position {
 impl Position {
     pub fn from_board(board: Chess, mode: CastlingMode) -> Position {
         let hash = full_hash(&board);
+        let psq = eval::psq_full(board.board());
         Position {
             stack: vec![State {
                 board,
                 hash,
                 plies_from_null: 0,
+                psq,
             }],
             keys: vec![hash],
             root_index: 0,
@@ -93,6 +98,12 @@ impl Position {
         self.top().hash
     }
 
+    /// Material and piece-square sum of the evaluation (White's view), kept incrementally.
+    #[inline]
+    pub fn psq(&self) -> S {
+        self.top().psq
+    }
+
     #[inline]
     pub fn turn(&self) -> Color {
         self.board().turn()
@@ -113,40 +124,46 @@ impl Position {
         self.board().legal_moves()
     }
 
+    /// Our king and our pieces pinned to it (they may only move along the pin line).
+    fn king_and_pins(&self) -> Option<(Square, Bitboard)> {
+        let pos = self.board();
+        let b = pos.board();
+        let turn = pos.turn();
+        let king = b.king_of(turn)?;
+        let them = b.by_color(!turn);
+        let snipers = (attacks::rook_attacks(king, Bitboard(0)) & (b.rooks() | b.queens())
+            | attacks::bishop_attacks(king, Bitboard(0)) & (b.bishops() | b.queens()))
+            & them;
+        let mut pinned = Bitboard(0);
+        for sniper in snipers {
+            let between = attacks::between(king, sniper) & b.occupied();
+            if !between.more_than_one() {
+                pinned |= between & b.by_color(turn);
+            }
+        }
+        Some((king, pinned))
+    }
+
     /// Legal captures, en passant and queen promotions (the quiescence moves; captures that
-    /// under-promote are left out), generated without the quiet moves. Only valid when the side to move is not in check (evasions
-    /// need the full generator).
-    pub fn noisy_moves(&self) -> MoveList {
+    /// under-promote are left out), appended to `moves`. Only valid when the side to move is
+    /// not in check (evasions come from [`Position::legal_moves`]).
+    pub fn noisy_moves(&self, moves: &mut MoveList) {
         let pos = self.board();
         debug_assert!(!pos.is_check());
+        let Some((king, pinned)) = self.king_and_pins() else {
+            return;
+        };
         let b = pos.board();
         let turn = pos.turn();
         let us = b.by_color(turn);
         let them = b.by_color(!turn);
         let occupied = b.occupied();
-        let mut moves = MoveList::new();
-        let Some(king) = b.king_of(turn) else {
-            return moves;
-        };
-
-        // Our pieces pinned to our king: they may only move along the pin line.
-        let mut pinned = Bitboard(0);
-        let snipers = (attacks::rook_attacks(king, Bitboard(0)) & (b.rooks() | b.queens())
-            | attacks::bishop_attacks(king, Bitboard(0)) & (b.bishops() | b.queens()))
-            & them;
-        for sniper in snipers {
-            let between = attacks::between(king, sniper) & occupied;
-            if !between.more_than_one() {
-                pinned |= between & us;
-            }
-        }
         let allowed =
             |from: Square, to: Square| !pinned.contains(from) || attacks::aligned(king, from, to);
 
         for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
             for from in b.by_role(role) & us {
-                let targets = attacks::attacks(from, role.of(turn), occupied) & them;
-                for to in targets {
+                for to in attacks::attacks(from, role.of(turn), occupied) & them {
                     if allowed(from, to) {
                         moves.push(Move::Normal {
                             role,
@@ -160,11 +177,9 @@ impl Position {
             }
         }
 
-        let last_rank = match turn {
-            Color::White => Bitboard::from_rank(shakmaty::Rank::Eighth),
-            Color::Black => Bitboard::from_rank(shakmaty::Rank::First),
-        };
-        let forward: i32 = if turn == Color::White { 8 } else { -8 };
+        let last_rank =
+            Bitboard::from_rank(turn.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First));
+        let forward: i32 = turn.fold_wb(8, -8);
         for from in b.pawns() & us {
             let promotion = |to: Square| last_rank.contains(to).then_some(Role::Queen);
             for to in attacks::pawn_attacks(turn, from) & them {
@@ -209,7 +224,166 @@ impl Position {
                 });
             }
         }
-        moves
+    }
+
+    /// Every legal move that [`Position::noisy_moves`] leaves out (quiet moves, castling,
+    /// under-promotions), appended to `moves`. Only valid when not in check.
+    pub fn quiet_moves(&self, moves: &mut MoveList) {
+        let pos = self.board();
+        debug_assert!(!pos.is_check());
+        let Some((king, pinned)) = self.king_and_pins() else {
+            return;
+        };
+        let b = pos.board();
+        let turn = pos.turn();
+        let us = b.by_color(turn);
+        let them = b.by_color(!turn);
+        let occupied = b.occupied();
+        let empty = !occupied;
+        let allowed =
+            |from: Square, to: Square| !pinned.contains(from) || attacks::aligned(king, from, to);
+
+        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+            for from in b.by_role(role) & us {
+                for to in attacks::attacks(from, role.of(turn), occupied) & empty {
+                    if allowed(from, to) {
+                        moves.push(Move::Normal {
+                            role,
+                            from,
+                            capture: None,
+                            to,
+                            promotion: None,
+                        });
+                    }
+                }
+            }
+        }
+
+        let last_rank =
+            Bitboard::from_rank(turn.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First));
+        let double_rank =
+            Bitboard::from_rank(turn.fold_wb(shakmaty::Rank::Second, shakmaty::Rank::Seventh));
+        let forward: i32 = turn.fold_wb(8, -8);
+        const UNDER: [Role; 3] = [Role::Knight, Role::Bishop, Role::Rook];
+        for from in b.pawns() & us {
+            if let Some(to) = from.offset(forward)
+                && empty.contains(to)
+            {
+                if allowed(from, to) {
+                    if last_rank.contains(to) {
+                        for r in UNDER {
+                            moves.push(Move::Normal {
+                                role: Role::Pawn,
+                                from,
+                                capture: None,
+                                to,
+                                promotion: Some(r),
+                            });
+                        }
+                    } else {
+                        moves.push(Move::Normal {
+                            role: Role::Pawn,
+                            from,
+                            capture: None,
+                            to,
+                            promotion: None,
+                        });
+                    }
+                }
+                if double_rank.contains(from)
+                    && let Some(to2) = to.offset(forward)
+                    && empty.contains(to2)
+                    && allowed(from, to2)
+                {
+                    moves.push(Move::Normal {
+                        role: Role::Pawn,
+                        from,
+                        capture: None,
+                        to: to2,
+                        promotion: None,
+                    });
+                }
+            }
+            if last_rank.intersects(attacks::pawn_attacks(turn, from)) {
+                for to in attacks::pawn_attacks(turn, from) & them {
+                    if allowed(from, to) {
+                        for r in UNDER {
+                            moves.push(Move::Normal {
+                                role: Role::Pawn,
+                                from,
+                                capture: b.role_at(to),
+                                to,
+                                promotion: Some(r),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+
+        let without_king = occupied ^ Bitboard::from_square(king);
+        for to in attacks::king_attacks(king) & empty {
+            if b.attacks_to(to, !turn, without_king).is_empty() {
+                moves.push(Move::Normal {
+                    role: Role::King,
+                    from: king,
+                    capture: None,
+                    to,
+                    promotion: None,
+                });
+            }
+        }
+        if pos.castles().has_color(turn) {
+            for side in [
+                shakmaty::CastlingSide::KingSide,
+                shakmaty::CastlingSide::QueenSide,
+            ] {
+                moves.extend(pos.castling_moves(side));
+            }
+        }
+    }
+
+    /// Does the legal move `m` give check? Direct and discovered checks are found from attack
+    /// sets; castling and en passant (rare) are played on a copy.
+    pub fn gives_check(&self, m: Move) -> bool {
+        let pos = self.board();
+        let b = pos.board();
+        let us = pos.turn();
+        let Some(king) = b.king_of(!us) else {
+            return false;
+        };
+        match m {
+            Move::Normal {
+                role,
+                from,
+                to,
+                promotion,
+                ..
+            } => {
+                let occupied =
+                    (b.occupied() ^ Bitboard::from_square(from)) | Bitboard::from_square(to);
+                let piece = promotion.unwrap_or(role);
+                let direct = match piece {
+                    Role::Pawn => attacks::pawn_attacks(us, to),
+                    Role::King => Bitboard(0),
+                    r => attacks::attacks(to, r.of(us), occupied),
+                };
+                if direct.contains(king) {
+                    return true;
+                }
+                let ours = b.by_color(us) & !Bitboard::from_square(from);
+                let sliders = (attacks::bishop_attacks(king, occupied)
+                    & (b.bishops() | b.queens())
+                    | attacks::rook_attacks(king, occupied) & (b.rooks() | b.queens()))
+                    & ours;
+                sliders.any()
+            }
+            _ => {
+                let mut copy = pos.clone();
+                copy.play_unchecked(m);
+                copy.is_check()
+            }
+        }
     }
 
     #[inline]
@@ -274,6 +448,7 @@ impl Position {
         let hash = top
             .board
             .update_zobrist_hash(Zobrist64(top.hash), m, EnPassantMode::Legal);
+        next.psq += psq_delta(top.board.turn(), m);
         next.board.play_unchecked(m);
         next.hash = match hash {
             Some(h) => h.0,
@@ -312,6 +487,7 @@ impl Position {
             board,
             hash,
             plies_from_null: 0,
+            psq: top.psq,
         };
         self.keys.push(hash);
         self.stack.push(next);
@@ -402,6 +578,50 @@ impl Position {
     }
 }
 
+/// Change of the material and piece-square sum when `turn` plays `m`.
+#[inline]
+fn psq_delta(turn: Color, m: Move) -> S {
+    let mut d = S::default();
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            d -= eval::psq_value(turn, role, from);
+            d += eval::psq_value(turn, promotion.unwrap_or(role), to);
+            if let Some(c) = capture {
+                d -= eval::psq_value(!turn, c, to);
+            }
+        }
+        Move::EnPassant { from, to } => {
+            d -= eval::psq_value(turn, Role::Pawn, from);
+            d += eval::psq_value(turn, Role::Pawn, to);
+            d -= eval::psq_value(
+                !turn,
+                Role::Pawn,
+                Square::from_coords(to.file(), from.rank()),
+            );
+        }
+        Move::Castle { king, rook } => {
+            let rank = king.rank();
+            let (king_file, rook_file) = if rook.file() > king.file() {
+                (shakmaty::File::G, shakmaty::File::F)
+            } else {
+                (shakmaty::File::C, shakmaty::File::D)
+            };
+            d -= eval::psq_value(turn, Role::King, king);
+            d -= eval::psq_value(turn, Role::Rook, rook);
+            d += eval::psq_value(turn, Role::King, Square::from_coords(king_file, rank));
+            d += eval::psq_value(turn, Role::Rook, Square::from_coords(rook_file, rank));
+        }
+        Move::Put { .. } => {}
+    }
+    d
+}
+
 /// A 64-bit finaliser (splitmix64), used to hash bitboards.
 #[inline]
 pub fn mix(mut x: u64) -> u64 {
@@ -484,25 +704,39 @@ mod tests {
         assert_eq!(pos.hash(), before);
     }
 
-    /// The capture generator agrees with the full generator filtered to captures and queen
-    /// promotions, over every position of a small tree from tricky roots.
+    /// The staged generators agree with shakmaty's: noisy moves are exactly the captures
+    /// (without under-promotion) and queen promotions, quiet moves exactly the rest, over every
+    /// position of small trees from tricky roots, Chess960 castling included.
     #[test]
-    fn noisy_moves_match_the_filtered_legal_moves() {
+    fn staged_generators_match_the_legal_moves() {
         fn walk(pos: &mut Position, depth: u32, checked: &mut u32) {
             if !pos.in_check() {
-                let mut want: Vec<Move> = pos
-                    .legal_moves()
-                    .into_iter()
-                    .filter(|m| {
-                        m.promotion().is_none_or(|r| r == Role::Queen)
-                            && (m.is_capture() || m.is_promotion())
-                    })
-                    .collect();
-                let mut got: Vec<Move> = pos.noisy_moves().into_iter().collect();
-                let key = |m: &Move| format!("{m:?}");
-                want.sort_by_key(key);
-                got.sort_by_key(key);
-                assert_eq!(got, want, "{}", pos.fen());
+                let is_noisy = |m: &Move| {
+                    m.promotion().is_none_or(|r| r == Role::Queen)
+                        && (m.is_capture() || m.is_promotion())
+                };
+                let key = |m: &Move| crate::moves::Move16::from_move(*m).0;
+                let mut legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+                let mut want_noisy: Vec<Move> = legal.iter().copied().filter(is_noisy).collect();
+                let mut noisy = MoveList::new();
+                pos.noisy_moves(&mut noisy);
+                let mut noisy: Vec<Move> = noisy.into_iter().collect();
+                want_noisy.sort_by_key(key);
+                noisy.sort_by_key(key);
+                assert_eq!(noisy, want_noisy, "noisy in {}", pos.fen());
+                let mut all = MoveList::new();
+                pos.noisy_moves(&mut all);
+                pos.quiet_moves(&mut all);
+                let mut all: Vec<Move> = all.into_iter().collect();
+                all.sort_by_key(key);
+                legal.sort_by_key(key);
+                assert_eq!(all, legal, "all in {}", pos.fen());
+                for &m in &legal {
+                    pos.make(m);
+                    let check = pos.in_check();
+                    pos.unmake();
+                    assert_eq!(pos.gives_check(m), check, "{m:?} in {}", pos.fen());
+                }
                 *checked += 1;
             }
             if depth == 0 {
@@ -515,18 +749,46 @@ mod tests {
             }
         }
         let mut checked = 0;
-        for fen in [
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            "8/8/3k4/3p4/2BPb3/8/3K4/8 w - - 0 1",
-            "4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 2",
+        for (fen, mode) in [
+            (START_FEN, CastlingMode::Standard),
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+                CastlingMode::Standard,
+            ),
+            (
+                "8/8/3k4/3p4/2BPb3/8/3K4/8 w - - 0 1",
+                CastlingMode::Standard,
+            ),
+            ("4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 2", CastlingMode::Standard),
+            (
+                "n1r1r1b1/1P1P1P1P/1N1N1N2/2RnQrRq/2pKp3/3BNQbQ/k7/4Bq2 w - - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+                CastlingMode::Chess960,
+            ),
+            (
+                "2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9",
+                CastlingMode::Chess960,
+            ),
         ] {
-            let mut pos = Position::from_fen(fen, CastlingMode::Standard).unwrap();
+            let mut pos = Position::from_fen(fen, mode).unwrap();
             walk(&mut pos, 2, &mut checked);
         }
-        assert!(checked > 2000, "{checked}");
+        assert!(checked > 5000, "{checked}");
     }
 
     #[test]

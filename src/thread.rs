@@ -16,6 +16,7 @@ use crossbeam_utils::CachePadded;
 use parking_lot::{Condvar, Mutex};
 use shakmaty::Move;
 
+use crate::eval::PawnCache;
 use crate::history::Histories;
 use crate::params::Params;
 use crate::position::Position;
@@ -237,6 +238,7 @@ pub struct ThreadData {
     /// Nodes spent on each root move in this search.
     pub root_nodes: Vec<(Move, u64)>,
     pub stats: Stats,
+    pub pawn_cache: PawnCache,
 }
 
 impl ThreadData {
@@ -259,6 +261,7 @@ impl ThreadData {
             nmp_min_ply: 0,
             root_nodes: Vec::new(),
             stats: Stats::default(),
+            pawn_cache: PawnCache::default(),
         }
     }
 

@@ -1,7 +1,8 @@
 //! Move generation and the copy-make stack against the perft suites, and the incremental
-//! Zobrist key against the full one after every move.
+//! Zobrist key and evaluation sum against full recomputations after every move.
 
 use shakmaty::{CastlingMode, Position as _};
+use shears::eval::psq_full;
 use shears::position::{Position, full_hash};
 
 /// Largest leaf count searched per position (keeps the suites well under a minute).
@@ -44,6 +45,12 @@ fn perft(pos: &mut Position, depth: u32) -> u64 {
             pos.hash(),
             full_hash(pos.board()),
             "key after {m:?} in {}",
+            pos.fen()
+        );
+        assert_eq!(
+            pos.psq(),
+            psq_full(pos.board().board()),
+            "material and piece-square sum after {m:?} in {}",
             pos.fen()
         );
         n += perft(pos, depth - 1);

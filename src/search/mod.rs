@@ -143,7 +143,7 @@ impl ThreadData {
         sh.request_stop();
         sh.finish_thread(self.id, self.result.clone());
         let results = sh.wait_for_threads();
-        let chosen = select_best_thread(&results);
+        let chosen = select_best_thread(&results, sh.params.SMP_VOTE != 0, sh.params.SMP_VOTE_BASE);
         let best = &results[chosen];
         let to_uci = |m: Move| self.pos.move_to_uci(m);
         let best_move = best.best_move.or_else(|| sh.root_moves.first().copied());
@@ -177,6 +177,9 @@ impl ThreadData {
         let mut score = 0;
         let mut stability = 0;
         for depth in 1..=max_depth {
+            if self.skips_depth(&sh.params, depth) {
+                continue;
+            }
             self.seldepth = 0;
             self.root_depth = depth;
             let s = self.aspiration(sh, depth, score);
@@ -215,6 +218,19 @@ impl ThreadData {
                 sh.reporter.message(&self.stats_report());
             }
         }
+    }
+
+    /// Helpers do not all search the same depth at once: helper `i` skips iterations in
+    /// blocks whose size and phase depend on `i` (the skip-blocks schedule of older
+    /// Stockfish versions). The main thread never skips.
+    fn skips_depth(&self, p: &Params, depth: i32) -> bool {
+        const SIZE: [i32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+        const PHASE: [i32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+        if self.id == 0 || p.SMP_SKIP_BLOCKS == 0 || depth <= 1 {
+            return false;
+        }
+        let i = (self.id - 1) % 20;
+        ((depth + PHASE[i]) / SIZE[i]) % 2 == 1
     }
 
     /// How much of the soft limit to use (permille): more when the best move keeps changing,
@@ -278,7 +294,12 @@ impl ThreadData {
 
     fn aspiration(&mut self, sh: &SearchShared, depth: i32, prev: i32) -> i32 {
         let p = &sh.params;
-        let mut delta = p.ASP_WINDOW;
+        let spread = if self.id == 0 {
+            0
+        } else {
+            (self.id % 4) as i32 * p.SMP_ASP_SPREAD
+        };
+        let mut delta = p.ASP_WINDOW + spread;
         let (mut alpha, mut beta) = if depth >= p.ASP_DEPTH {
             ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
         } else {
@@ -338,22 +359,106 @@ impl ThreadData {
     }
 }
 
-/// The thread whose result to play: the deepest completed iteration, ties broken by score;
-/// a found mate wins.
-pub fn select_best_thread(results: &[ThreadResult]) -> usize {
-    let mut best = 0;
-    for (i, r) in results.iter().enumerate().skip(1) {
-        let b = &results[best];
-        if r.best_move.is_none() {
-            continue;
+/// The thread whose result to play. With voting, every thread's last completed iteration
+/// votes for its move with weight `(score - worst + base) * depth`, and the move with the most
+/// weight wins (played from the thread that backs it best); a found mate wins outright, the
+/// shortest first. Without voting, the main thread's result (a helper's only if the main
+/// thread has none).
+pub fn select_best_thread(results: &[ThreadResult], vote: bool, base: i32) -> usize {
+    let usable: Vec<usize> = (0..results.len())
+        .filter(|&i| results[i].best_move.is_some())
+        .collect();
+    let Some(&first) = usable.first() else {
+        return 0;
+    };
+    if !vote {
+        return first;
+    }
+    let mate_found = |r: &ThreadResult| crate::score::is_mate_score(r.score) && r.score > 0;
+    if let Some(&m) = usable
+        .iter()
+        .filter(|&&i| mate_found(&results[i]))
+        .max_by_key(|&&i| (results[i].score, results[i].depth))
+    {
+        return m;
+    }
+    let worst = usable.iter().map(|&i| results[i].score).min().unwrap_or(0);
+    let weight = |r: &ThreadResult| i64::from(r.score - worst + base) * i64::from(r.depth);
+    let mut votes: Vec<(Move, i64)> = Vec::new();
+    for &i in &usable {
+        let r = &results[i];
+        let Some(m) = r.best_move else { continue };
+        match votes.iter_mut().find(|(vm, _)| *vm == m) {
+            Some((_, v)) => *v += weight(r),
+            None => votes.push((m, weight(r))),
         }
-        let mate_found = |x: &ThreadResult| crate::score::is_mate_score(x.score) && x.score > 0;
-        let better = b.best_move.is_none()
-            || (mate_found(r) && r.score > b.score)
-            || (r.depth > b.depth && !mate_found(b));
-        if better {
+    }
+    let votes_for = |i: usize| {
+        votes
+            .iter()
+            .find(|(m, _)| Some(*m) == results[i].best_move)
+            .map_or(0, |(_, v)| *v)
+    };
+    let mut best = first;
+    for &i in &usable {
+        let (vi, vb) = (votes_for(i), votes_for(best));
+        if vi > vb || (vi == vb && weight(&results[i]) > weight(&results[best])) {
             best = i;
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Role, Square};
+
+    fn result(to: Square, score: i32, depth: i32) -> ThreadResult {
+        let m = Move::Normal {
+            role: Role::Knight,
+            from: Square::G1,
+            capture: None,
+            to,
+            promotion: None,
+        };
+        ThreadResult {
+            best_move: Some(m),
+            pv: vec![m],
+            score,
+            depth,
+        }
+    }
+
+    #[test]
+    fn the_majority_move_wins_the_vote() {
+        let r = [
+            result(Square::F3, 30, 10),
+            result(Square::H3, 35, 10),
+            result(Square::H3, 34, 11),
+        ];
+        let best = select_best_thread(&r, true, 20);
+        assert_eq!(r[best].best_move, r[1].best_move);
+        assert_eq!(best, 2, "the deeper thread backs it best");
+        assert_eq!(select_best_thread(&r, false, 20), 0);
+    }
+
+    #[test]
+    fn a_mate_wins_outright() {
+        let mate = crate::score::mate_in(5);
+        let r = [
+            result(Square::F3, 30, 20),
+            result(Square::H3, 35, 20),
+            result(Square::E2, mate, 8),
+        ];
+        assert_eq!(select_best_thread(&r, true, 20), 2);
+    }
+
+    #[test]
+    fn threads_without_a_move_do_not_vote() {
+        let mut r = vec![ThreadResult::default(), result(Square::F3, 10, 3)];
+        assert_eq!(select_best_thread(&r, true, 20), 1);
+        r[1].best_move = None;
+        assert_eq!(select_best_thread(&r, true, 20), 0);
+    }
 }

@@ -191,7 +191,7 @@ impl ThreadData {
                 return if in_check {
                     DRAW
                 } else {
-                    eval::evaluate(&self.pos)
+                    eval::evaluate_cached(&self.pos, &mut self.pawn_cache)
                 };
             }
             alpha = alpha.max(mated_in(ply));
@@ -244,7 +244,7 @@ impl ThreadData {
         } else {
             raw_eval = match entry {
                 Some(e) if e.eval != EVAL_NONE => e.eval,
-                _ => eval::evaluate(&self.pos),
+                _ => eval::evaluate_cached(&self.pos, &mut self.pawn_cache),
             };
             static_eval = self.corrected_eval(raw_eval);
             eval = static_eval;
@@ -407,7 +407,7 @@ impl ThreadData {
         let cont = self.cont_keys(ply);
         let killers = self.stack.at(ply).killers;
         let counter = self.hist.counter(cont[0]);
-        let mut picker = MovePicker::new(tt_move, killers, counter, cont);
+        let mut picker = MovePicker::new(tt_move, killers, counter, cont, in_check);
         let mut best = -INFINITE;
         let mut best_move: Option<Move> = None;
         let mut move_count = 0;
@@ -425,6 +425,7 @@ impl ThreadData {
             }
             move_count += 1;
             let is_quiet = !is_noisy(m);
+            let gives_check = self.pos.gives_check(m);
             let stat = if is_quiet {
                 quiet_score(&self.pos, &self.hist, &cont, m)
             } else {
@@ -434,15 +435,19 @@ impl ThreadData {
             let lmr_depth = (depth - 1 - base_r / 1024).max(0);
 
             // Step 12. Prune late and losing moves near the horizon, once a move has kept us
-            // out of being mated.
+            // out of being mated. Checking moves are exempt from all but SEE pruning (with the
+            // captures' threshold).
             if !N::ROOT && best > -MATE_BOUND && self.pos.has_non_pawn_material(turn) {
-                if is_quiet {
-                    // Late move pruning: enough quiets tried.
-                    if depth <= p.LMP_DEPTH && move_count >= lmp_limit(p, depth, improving) {
-                        self.stats.lmp += 1;
-                        picker.skip_quiets();
+                // Late move pruning: enough quiets tried; no more quiets from the picker.
+                if is_quiet && depth <= p.LMP_DEPTH && move_count >= lmp_limit(p, depth, improving)
+                {
+                    self.stats.lmp += 1;
+                    picker.skip_quiets();
+                    if !gives_check {
                         continue;
                     }
+                }
+                if is_quiet && !gives_check {
                     // Futility pruning: even a good quiet will not reach alpha.
                     if !in_check
                         && lmr_depth <= p.FP_DEPTH
@@ -459,9 +464,10 @@ impl ThreadData {
                     }
                 }
                 // SEE pruning: moves that lose too much material.
-                let see_depth = if is_quiet { lmr_depth } else { depth };
+                let quiet_rule = is_quiet && !gives_check;
+                let see_depth = if quiet_rule { lmr_depth } else { depth };
                 if depth <= p.SEE_DEPTH
-                    && !see::see_ge(self.pos.board(), m, see_threshold(p, see_depth, is_quiet))
+                    && !see::see_ge(self.pos.board(), m, see_threshold(p, see_depth, quiet_rule))
                 {
                     self.stats.see_pruned += 1;
                     continue;
@@ -517,7 +523,6 @@ impl ThreadData {
             // Step 14. Make the move.
             let nodes_before = self.nodes;
             self.make_move(ply, m);
-            let gives_check = self.pos.in_check();
             if extension == 0 && gives_check {
                 extension = p.EXT_CHECK;
             }

@@ -34,7 +34,7 @@ impl ThreadData {
             return if in_check {
                 DRAW
             } else {
-                eval::evaluate(&self.pos)
+                eval::evaluate_cached(&self.pos, &mut self.pawn_cache)
             };
         }
 
@@ -60,7 +60,7 @@ impl ThreadData {
         } else {
             raw_eval = match entry {
                 Some(e) if e.eval != EVAL_NONE => e.eval,
-                _ => eval::evaluate(&self.pos),
+                _ => eval::evaluate_cached(&self.pos, &mut self.pawn_cache),
             };
             static_eval = self.corrected_eval(raw_eval);
             best = static_eval;

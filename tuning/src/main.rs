@@ -1,0 +1,135 @@
+//! `shears-tune`: the local tuning tools of Shears.
+//!
+//! - `shears-tune spsa ...`: SPSA over the search parameters (see tuning/README.md).
+//! - `shears-tune datagen ...`: self-play positions labelled with results.
+//! - `shears-tune texel ...`: fits the evaluation weights to such positions.
+
+mod datagen;
+mod plot;
+mod spsa;
+mod texel;
+mod tune;
+
+use std::path::PathBuf;
+
+const USAGE: &str = "usage:
+  shears-tune spsa --book FILE --out DIR [--params all|NAME,NAME] [--iterations N] [--pairs N]
+                   [--tc 8+0.08|nodes=N|depth=N] [--concurrency N] [--hash MB] [--seed N]
+                   [--runner inprocess|fastchess] [--fastchess CMD] [--engine PATH]
+                   [--resign CP] [--draw CP] [--quiet]
+  shears-tune datagen --book FILE --out FILE [--games N] [--nodes N] [--threads N] [--random-plies N] [--seed N]
+  shears-tune texel --data FILE[,FILE...] --out src/eval_weights.rs [--epochs N] [--lr X] [--lambda X] [--threads N] [--limit N]";
+
+/// `--name value` pairs after the subcommand.
+struct Args(Vec<String>);
+
+impl Args {
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .position(|a| a == name)
+            .and_then(|i| self.0.get(i + 1))
+            .map(String::as_str)
+    }
+
+    fn num<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, String> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("{name}: '{v}' is not a number")),
+        }
+    }
+
+    fn path(&self, name: &str) -> Result<PathBuf, String> {
+        self.get(name)
+            .map(PathBuf::from)
+            .ok_or_else(|| format!("{name} is required"))
+    }
+}
+
+fn main() {
+    let mut argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.is_empty() {
+        eprintln!("{USAGE}");
+        std::process::exit(2);
+    }
+    let cmd = argv.remove(0);
+    let args = Args(argv);
+    let result = match cmd.as_str() {
+        "datagen" => (|| {
+            datagen::run(&datagen::Config {
+                games: args.num("--games", 1000)?,
+                nodes: args.num("--nodes", 5000)?,
+                threads: args.num("--threads", 1)?,
+                book: args.path("--book")?,
+                out: args.path("--out")?,
+                random_plies: args.num("--random-plies", 2)?,
+                seed: args.num("--seed", 1)?,
+            })
+        })(),
+        "spsa" => (|| {
+            let runner = match args.get("--runner").unwrap_or("inprocess") {
+                "inprocess" => tune::Runner::InProcess,
+                "fastchess" => tune::Runner::Fastchess {
+                    fastchess: args.get("--fastchess").unwrap_or("fastchess").to_string(),
+                    engine: args
+                        .get("--engine")
+                        .map(PathBuf::from)
+                        .unwrap_or_else(|| PathBuf::from("target/release/shears")),
+                },
+                other => return Err(format!("unknown runner '{other}'")),
+            };
+            let adjudication = shears::selfplay::Adjudication {
+                resign_score: args
+                    .get("--resign")
+                    .map(str::parse)
+                    .transpose()
+                    .map_err(|_| "--resign: not a number")?,
+                draw_score: args
+                    .get("--draw")
+                    .map(str::parse)
+                    .transpose()
+                    .map_err(|_| "--draw: not a number")?,
+                ..Default::default()
+            };
+            tune::run(&tune::Config {
+                params: tune::select_params(args.get("--params").unwrap_or("all"))?,
+                iterations: args.num("--iterations", 1000)?,
+                pairs: args.num("--pairs", 1)?,
+                tc: tune::parse_tc(args.get("--tc").unwrap_or("nodes=5000"))?,
+                concurrency: args.num("--concurrency", 1)?,
+                book: args.path("--book")?,
+                out: args.path("--out")?,
+                runner,
+                seed: args.num("--seed", 1)?,
+                hash_mb: args.num("--hash", 16)?,
+                adjudication,
+                progress: !args.0.iter().any(|a| a == "--quiet"),
+            })
+            .map(|_| ())
+        })(),
+        "texel" => (|| {
+            let data = args
+                .get("--data")
+                .ok_or("--data is required")?
+                .split(',')
+                .map(PathBuf::from)
+                .collect();
+            texel::run(&texel::Config {
+                data,
+                out: args.path("--out")?,
+                epochs: args.num("--epochs", 1000)?,
+                lr: args.num("--lr", 1.0)?,
+                lambda: args.num("--lambda", 0.5)?,
+                threads: args.num("--threads", 2)?,
+                limit: args.num("--limit", usize::MAX)?,
+            })
+        })(),
+        _ => Err(format!("unknown command '{cmd}'\n{USAGE}")),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,566 @@
+//! The local SPSA tuner: plays game pairs between `theta + c * flip` and `theta - c * flip`,
+//! in-process by default (two `Engine`s in one process), or through fastchess.
+//!
+//! Every finished iteration appends the parameter values to `values.csv` in the output
+//! folder, so a stopped run resumes where it was; the run ends with `plot.png` and
+//! `result.txt` (`NAME, value` lines in OpenBench's form, then old against new values).
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use shears::Engine;
+use shears::params::{DEFAULT_R_END, PARAM_SPECS, ParamSpec, Params};
+use shears::selfplay::{Adjudication, Outcome, TimeControl, play_game, read_book};
+
+use crate::datagen::random_start;
+use crate::plot;
+use crate::spsa::{Probe, Schedule, Spsa};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Runner {
+    InProcess,
+    /// fastchess on the PATH (or the given command), driving this engine binary.
+    Fastchess {
+        fastchess: String,
+        engine: PathBuf,
+    },
+}
+
+pub struct Config {
+    pub params: Vec<&'static ParamSpec>,
+    pub iterations: usize,
+    pub pairs: usize,
+    pub tc: TimeControl,
+    pub concurrency: usize,
+    pub book: PathBuf,
+    pub out: PathBuf,
+    pub runner: Runner,
+    pub seed: u64,
+    pub hash_mb: usize,
+    pub adjudication: Adjudication,
+    pub progress: bool,
+}
+
+/// Parses `all` or a comma-separated list of parameter names.
+pub fn select_params(list: &str) -> Result<Vec<&'static ParamSpec>, String> {
+    if list.eq_ignore_ascii_case("all") {
+        return Ok(PARAM_SPECS.iter().collect());
+    }
+    list.split(',')
+        .map(|n| Params::spec(n.trim()).ok_or_else(|| format!("unknown parameter '{n}'")))
+        .collect()
+}
+
+/// Parses `8+0.08` (seconds) or `nodes=N` / `depth=N`.
+pub fn parse_tc(text: &str) -> Result<TimeControl, String> {
+    if let Some(n) = text.strip_prefix("nodes=") {
+        return n
+            .parse()
+            .map(TimeControl::Nodes)
+            .map_err(|_| format!("bad node count '{n}'"));
+    }
+    if let Some(d) = text.strip_prefix("depth=") {
+        return d
+            .parse()
+            .map(TimeControl::Depth)
+            .map_err(|_| format!("bad depth '{d}'"));
+    }
+    let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
+    let secs = |s: &str| {
+        s.parse::<f64>()
+            .map_err(|_| format!("bad time control '{text}'"))
+    };
+    let (base, inc) = (secs(base)?, secs(inc)?);
+    if base <= 0.0 || inc < 0.0 {
+        return Err(format!("bad time control '{text}'"));
+    }
+    Ok(TimeControl::Clock {
+        base_ms: (base * 1000.0) as u64,
+        inc_ms: (inc * 1000.0) as u64,
+    })
+}
+
+fn tc_text(tc: TimeControl) -> String {
+    match tc {
+        TimeControl::Nodes(n) => format!("nodes={n}"),
+        TimeControl::Depth(d) => format!("depth={d}"),
+        TimeControl::Clock { base_ms, inc_ms } => {
+            format!("{}+{}", base_ms as f64 / 1000.0, inc_ms as f64 / 1000.0)
+        }
+    }
+}
+
+/// Parameters for one side of a probe: defaults with the tuned ones replaced.
+fn params_with(specs: &[&ParamSpec], values: &[i32]) -> Params {
+    let mut p = Params::default();
+    for (s, &v) in specs.iter().zip(values) {
+        // Values are clipped to the spec's range by the probe.
+        let _ = p.set(s.name, i64::from(v));
+    }
+    p
+}
+
+/// Result of a set of game pairs from the `+` side's point of view.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Score {
+    pub wins: u32,
+    pub losses: u32,
+    pub draws: u32,
+}
+
+impl Score {
+    fn add(&mut self, plus_is_white: bool, outcome: Outcome) {
+        match (outcome, plus_is_white) {
+            (Outcome::Draw, _) => self.draws += 1,
+            (Outcome::WhiteWins, true) | (Outcome::BlackWins, false) => self.wins += 1,
+            _ => self.losses += 1,
+        }
+    }
+
+    pub fn net(&self) -> f64 {
+        f64::from(self.wins) - f64::from(self.losses)
+    }
+}
+
+/// Plays `pairs` game pairs in this process.
+fn play_pairs_in_process(
+    cfg: &Config,
+    book: &[String],
+    probe: &Probe,
+    engines: &mut (Engine, Engine),
+    rng: &mut StdRng,
+) -> Result<Score, String> {
+    let (plus, minus) = engines;
+    plus.set_params(params_with(&cfg.params, &probe.plus))?;
+    minus.set_params(params_with(&cfg.params, &probe.minus))?;
+    let mut score = Score::default();
+    for _ in 0..cfg.pairs {
+        let fen = random_start(book, 0, rng).ok_or("no usable opening")?;
+        let g = play_game(plus, minus, Some(&fen), cfg.tc, &cfg.adjudication)?;
+        score.add(true, g.outcome);
+        let g = play_game(minus, plus, Some(&fen), cfg.tc, &cfg.adjudication)?;
+        score.add(false, g.outcome);
+    }
+    Ok(score)
+}
+
+/// Plays `pairs` game pairs with fastchess and reads its tally.
+fn play_pairs_fastchess(
+    cfg: &Config,
+    fastchess: &str,
+    engine: &Path,
+    probe: &Probe,
+    seed: u64,
+) -> Result<Score, String> {
+    let mut cmd = Command::new(fastchess);
+    for (name, values) in [("plus", &probe.plus), ("minus", &probe.minus)] {
+        cmd.arg("-engine")
+            .arg(format!("cmd={}", engine.display()))
+            .arg(format!("name={name}"))
+            .arg(format!("option.Hash={}", cfg.hash_mb));
+        for (s, v) in cfg.params.iter().zip(values.iter()) {
+            cmd.arg(format!("option.{}={v}", s.name));
+        }
+    }
+    let each = match cfg.tc {
+        TimeControl::Nodes(n) => format!("tc=1000+1 nodes={n}"),
+        TimeControl::Depth(d) => format!("tc=1000+1 depth={d}"),
+        tc => format!("tc={}", tc_text(tc)),
+    };
+    cmd.arg("-each").args(each.split(' '));
+    cmd.args(["-games", "2", "-repeat", "-concurrency", "1", "-rounds"])
+        .arg(cfg.pairs.to_string())
+        .arg("-openings")
+        .arg(format!("file={}", cfg.book.display()))
+        .args(["format=epd", "order=random"])
+        .arg("-srand")
+        .arg(seed.to_string());
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {fastchess}: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    parse_fastchess_tally(&text).ok_or_else(|| {
+        format!(
+            "no result in fastchess output: {}",
+            text.lines().last().unwrap_or("")
+        )
+    })
+}
+
+/// Reads the last `Games: N, Wins: W, Losses: L, Draws: D` line of fastchess output.
+pub fn parse_fastchess_tally(text: &str) -> Option<Score> {
+    let line = text.lines().rev().find(|l| l.contains("Wins:"))?;
+    let field = |name: &str| -> Option<u32> {
+        let rest = &line[line.find(name)? + name.len()..];
+        rest.trim_start()
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    };
+    Some(Score {
+        wins: field("Wins:")?,
+        losses: field("Losses:")?,
+        draws: field("Draws:")?,
+    })
+}
+
+/// The CSV header of a run over these parameters.
+fn csv_header(specs: &[&ParamSpec]) -> String {
+    let mut h = String::from("iteration,wins,losses,draws");
+    for s in specs {
+        h.push(',');
+        h.push_str(s.name);
+    }
+    h
+}
+
+/// Where an existing run stopped: the highest iteration written (workers finish out of order)
+/// and the values of the last row, which are the latest. `None` for a new run.
+pub fn resume_point(
+    path: &Path,
+    specs: &[&ParamSpec],
+) -> Result<Option<(usize, Vec<f64>)>, String> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(None);
+    };
+    let mut lines = text.lines();
+    match lines.next() {
+        None => return Ok(None),
+        Some(h) if h == csv_header(specs) => {}
+        Some(_) => {
+            return Err(format!(
+                "{} belongs to a run over other parameters; choose another --out",
+                path.display()
+            ));
+        }
+    }
+    let rows: Vec<&str> = lines.filter(|l| !l.trim().is_empty()).collect();
+    let Some(last) = rows.last() else {
+        return Ok(None);
+    };
+    let mut iteration = 0;
+    for row in &rows {
+        let k = row
+            .split(',')
+            .next()
+            .and_then(|k| k.parse::<usize>().ok())
+            .ok_or_else(|| format!("bad iteration in {}", path.display()))?;
+        iteration = iteration.max(k);
+    }
+    let fields: Vec<&str> = last.split(',').collect();
+    let values = fields[4..]
+        .iter()
+        .map(|v| v.parse::<f64>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| format!("bad value in {}", path.display()))?;
+    if values.len() != specs.len() {
+        return Err(format!("{} has a short line", path.display()));
+    }
+    Ok(Some((iteration, values)))
+}
+
+/// Reads every value row of a run's CSV (for the plot).
+fn read_history(path: &Path, n: usize) -> Vec<Vec<f64>> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut columns = vec![Vec::new(); n];
+    for line in text.lines().skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        if fields.len() != n + 4 {
+            continue;
+        }
+        for (i, v) in fields[4..].iter().enumerate() {
+            if let Ok(x) = v.parse() {
+                columns[i].push(x);
+            }
+        }
+    }
+    columns
+}
+
+/// `NAME, value` lines (OpenBench's output form) and a table of old against new values.
+pub fn result_text(spsa: &Spsa) -> String {
+    let mut out = String::new();
+    for p in &spsa.params {
+        let _ = writeln!(out, "{}, {}", p.name, p.value.round() as i64);
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "{:<22} {:>8} {:>8} {:>8}   range",
+        "parameter", "old", "new", "change"
+    );
+    for p in &spsa.params {
+        let _ = writeln!(
+            out,
+            "{:<22} {:>8} {:>8} {:>+8}   [{}, {}]",
+            p.name,
+            p.start.round() as i64,
+            p.value.round() as i64,
+            (p.value.round() - p.start.round()) as i64,
+            p.min,
+            p.max
+        );
+    }
+    out
+}
+
+pub fn run(cfg: &Config) -> Result<Spsa, String> {
+    if cfg.params.is_empty() {
+        return Err("no parameters to tune".to_string());
+    }
+    std::fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    let text =
+        std::fs::read_to_string(&cfg.book).map_err(|e| format!("{}: {e}", cfg.book.display()))?;
+    let book = read_book(&text);
+    if book.is_empty() {
+        return Err(format!("no positions in {}", cfg.book.display()));
+    }
+
+    let specs: Vec<(String, f64, f64, f64, f64, f64)> = cfg
+        .params
+        .iter()
+        .map(|s| {
+            (
+                s.name.to_string(),
+                f64::from(s.default),
+                f64::from(s.min),
+                f64::from(s.max),
+                f64::from(s.step),
+                DEFAULT_R_END,
+            )
+        })
+        .collect();
+    let mut spsa = Spsa::new(Schedule::new(cfg.iterations), &specs);
+    let csv_path = cfg.out.join("values.csv");
+    let mut done = 0;
+    if let Some((iteration, values)) = resume_point(&csv_path, &cfg.params)? {
+        for (p, v) in spsa.params.iter_mut().zip(values) {
+            p.value = v;
+        }
+        done = iteration;
+        eprintln!(
+            "resuming after iteration {iteration} from {}",
+            csv_path.display()
+        );
+    } else {
+        std::fs::write(&csv_path, csv_header(&cfg.params) + "\n")
+            .map_err(|e| format!("{}: {e}", csv_path.display()))?;
+    }
+
+    let total_games = (cfg.iterations * cfg.pairs * 2) as u64;
+    let bar = if cfg.progress {
+        ProgressBar::new(total_games)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} games | {msg} | elapsed {elapsed_precise} | left {eta_precise}",
+        )
+        .map_err(|e| e.to_string())?,
+    );
+    bar.set_position((done * cfg.pairs * 2) as u64);
+    bar.reset_eta();
+
+    struct Shared {
+        spsa: Spsa,
+        next: usize,
+        finished: usize,
+        csv: std::fs::File,
+        error: Option<String>,
+    }
+    let csv = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&csv_path)
+        .map_err(|e| format!("{}: {e}", csv_path.display()))?;
+    let shared = Mutex::new(Shared {
+        spsa,
+        next: done + 1,
+        finished: done,
+        csv,
+        error: None,
+    });
+    let start = Instant::now();
+
+    std::thread::scope(|scope| {
+        for worker in 0..cfg.concurrency.max(1) {
+            let (shared, book, bar) = (&shared, &book, &bar);
+            scope.spawn(move || {
+                let mut engines = (Engine::new(), Engine::new());
+                for e in [&mut engines.0, &mut engines.1] {
+                    let _ = e.set_option("Hash", Some(&cfg.hash_mb.to_string()));
+                }
+                loop {
+                    let (probe, seed) = {
+                        let Ok(mut s) = shared.lock() else { return };
+                        if s.next > cfg.iterations || s.error.is_some() {
+                            return;
+                        }
+                        let k = s.next;
+                        s.next += 1;
+                        let seed = cfg.seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                        let mut rng = StdRng::seed_from_u64(seed);
+                        (s.spsa.probe(k, &mut rng), seed)
+                    };
+                    let mut rng = StdRng::seed_from_u64(seed ^ 0xABCD ^ worker as u64);
+                    let score = match &cfg.runner {
+                        Runner::InProcess => {
+                            play_pairs_in_process(cfg, book, &probe, &mut engines, &mut rng)
+                        }
+                        Runner::Fastchess { fastchess, engine } => {
+                            play_pairs_fastchess(cfg, fastchess, engine, &probe, seed)
+                        }
+                    };
+                    let Ok(mut s) = shared.lock() else { return };
+                    let score = match score {
+                        Ok(score) => score,
+                        Err(e) => {
+                            s.error = Some(e);
+                            return;
+                        }
+                    };
+                    s.spsa.update(&probe, score.net());
+                    s.finished += 1;
+                    let mut row = format!(
+                        "{},{},{},{}",
+                        probe.iteration, score.wins, score.losses, score.draws
+                    );
+                    for p in &s.spsa.params {
+                        let _ = write!(row, ",{:.4}", p.value);
+                    }
+                    let _ = writeln!(s.csv, "{row}");
+                    bar.inc((cfg.pairs * 2) as u64);
+                    bar.set_message(format!("iteration {}/{}", s.finished, cfg.iterations));
+                }
+            });
+        }
+    });
+    bar.finish();
+    let Shared { spsa, error, .. } = shared.into_inner().map_err(|_| "a worker panicked")?;
+    if let Some(e) = error {
+        return Err(e);
+    }
+
+    let history = read_history(&csv_path, spsa.params.len());
+    let series: Vec<plot::Series> = spsa
+        .params
+        .iter()
+        .zip(&history)
+        .map(|(p, values)| plot::Series {
+            name: &p.name,
+            min: p.min,
+            max: p.max,
+            start: p.start,
+            values,
+        })
+        .collect();
+    plot::write_png(&cfg.out.join("plot.png"), &series)?;
+    let result = result_text(&spsa);
+    std::fs::write(cfg.out.join("result.txt"), &result)
+        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    eprintln!(
+        "{} iterations in {:.0} s ({} games)",
+        cfg.iterations - done,
+        start.elapsed().as_secs_f64(),
+        (cfg.iterations - done) * cfg.pairs * 2
+    );
+    print!("{result}");
+    Ok(spsa)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_controls_parse() {
+        assert_eq!(
+            parse_tc("8+0.08").unwrap(),
+            TimeControl::Clock {
+                base_ms: 8000,
+                inc_ms: 80
+            }
+        );
+        assert_eq!(parse_tc("nodes=5000").unwrap(), TimeControl::Nodes(5000));
+        assert_eq!(parse_tc("depth=6").unwrap(), TimeControl::Depth(6));
+        assert!(parse_tc("x+1").is_err());
+        assert!(parse_tc("-5+1").is_err());
+    }
+
+    #[test]
+    fn fastchess_tally_is_read() {
+        let out = "Results of plus vs minus (8+0.08, 1t, 16MB, book.epd):\n\
+                   Elo: 3.47 +/- 20.3, nElo: 5.1 +/- 30.0\n\
+                   Games: 8, Wins: 3, Losses: 2, Draws: 3, Points: 4.5 (56.25 %)\n";
+        assert_eq!(
+            parse_fastchess_tally(out),
+            Some(Score {
+                wins: 3,
+                losses: 2,
+                draws: 3
+            })
+        );
+        assert_eq!(parse_fastchess_tally("nothing here"), None);
+    }
+
+    #[test]
+    fn parameters_are_selected_by_name() {
+        assert_eq!(select_params("all").unwrap().len(), PARAM_SPECS.len());
+        let two = select_params("rfp_margin, NMP_BASE").unwrap();
+        assert_eq!(two[0].name, "RFP_MARGIN");
+        assert_eq!(two[1].name, "NMP_BASE");
+        assert!(select_params("NOPE").is_err());
+    }
+
+    /// A real (tiny) tuning run: two iterations of in-process games, then a resumed third.
+    #[test]
+    fn a_short_run_finishes_and_resumes() {
+        let dir = std::env::temp_dir().join(format!("shears-spsa-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let book = dir.join("book.epd");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            &book,
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n\
+             rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\n",
+        )
+        .unwrap();
+        let mut cfg = Config {
+            params: select_params("RFP_MARGIN,LMR_BASE").unwrap(),
+            iterations: 2,
+            pairs: 1,
+            tc: TimeControl::Nodes(300),
+            concurrency: 2,
+            book,
+            out: dir.join("run"),
+            runner: Runner::InProcess,
+            seed: 3,
+            hash_mb: 1,
+            adjudication: Adjudication {
+                max_plies: 120,
+                ..Adjudication::default()
+            },
+            progress: false,
+        };
+        run(&cfg).unwrap();
+        let csv = std::fs::read_to_string(cfg.out.join("values.csv")).unwrap();
+        assert_eq!(csv.lines().count(), 3, "{csv}");
+        assert!(cfg.out.join("plot.png").exists());
+        let result = std::fs::read_to_string(cfg.out.join("result.txt")).unwrap();
+        assert!(result.starts_with("RFP_MARGIN, "));
+        // Resume into a longer run: only the missing iteration is played.
+        cfg.iterations = 3;
+        run(&cfg).unwrap();
+        let csv = std::fs::read_to_string(cfg.out.join("values.csv")).unwrap();
+        assert_eq!(csv.lines().count(), 4, "{csv}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
