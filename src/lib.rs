@@ -17,6 +17,7 @@ pub mod score;
 pub mod search;
 pub mod see;
 pub mod selfplay;
+pub mod soak;
 pub mod thread;
 pub mod time;
 pub mod tt;

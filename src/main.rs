@@ -1,6 +1,8 @@
 //! Command-line entry: no arguments runs the UCI loop; `bench`, `perft` and `spsa` are tools;
 //! anything else is run as UCI commands (Stockfish-style) and the program exits when done.
 
+use std::sync::Arc;
+
 use shears::engine::{AUTHOR, Engine, NAME, VERSION};
 use shears::{bench, params, uci};
 
@@ -10,6 +12,9 @@ const USAGE: &str = "usage:
   shears perft <depth> [fen]  count leaf nodes of the legal move tree
   shears smp-bench [depth] [threads] [hash]
                               time to depth over the bench positions with several threads
+  shears soak [--games N] [--tc BASE_MS+INC_MS] [--threads MAX] [--seed N] [--book FILE] [--slack MS]
+                              fast self-play with random options and parameters; checks
+                              legality and time use, exits 1 on any failure
   shears spsa [--json]        tunable parameters as OpenBench SPSA input (or weather-factory JSON)
   shears <uci commands>       e.g. shears \"position startpos moves e2e4\" \"go depth 12\"";
 
@@ -18,15 +23,16 @@ fn main() {
     let code = match args.first().map(String::as_str) {
         None => {
             println!("{NAME} {VERSION} by {AUTHOR}");
-            let mut engine = Engine::new();
+            let mut session = uci::UciSession::new(Engine::new(), Arc::new(uci::Stdout));
             let stdin = std::io::stdin();
             let mut input = stdin.lock();
-            uci::run_loop(&mut engine, &mut input);
+            session.run_loop(&mut input);
             0
         }
         Some("bench") => cmd_bench(args.get(1)),
         Some("perft") => cmd_perft(&args[1..]),
         Some("smp-bench") => cmd_smp_bench(&args[1..]),
+        Some("soak") => cmd_soak(&args[1..]),
         Some("spsa") => {
             if args.iter().any(|a| a == "--json") {
                 print!("{}", params::weather_factory_json());
@@ -76,6 +82,53 @@ fn cmd_smp_bench(args: &[String]) -> i32 {
     0
 }
 
+fn cmd_soak(args: &[String]) -> i32 {
+    let get = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .map(String::as_str)
+    };
+    let num = |name: &str, default: u64| -> Result<u64, String> {
+        get(name).map_or(Ok(default), |v| {
+            v.parse()
+                .map_err(|_| format!("{name}: '{v}' is not a number"))
+        })
+    };
+    let parsed = (|| -> Result<shears::soak::SoakConfig, String> {
+        let (base, inc) = get("--tc")
+            .unwrap_or("500+5")
+            .split_once('+')
+            .unwrap_or(("500", "5"));
+        Ok(shears::soak::SoakConfig {
+            games: num("--games", 100)? as usize,
+            base_ms: base.parse().map_err(|_| "--tc: bad base".to_string())?,
+            inc_ms: inc.parse().map_err(|_| "--tc: bad increment".to_string())?,
+            max_threads: num("--threads", 4)? as usize,
+            seed: num("--seed", 1)?,
+            book: shears::soak::book(get("--book"))?,
+            slack_ms: num("--slack", 50)?,
+        })
+    })();
+    let cfg = match parsed {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let report = shears::soak::run(&cfg, |r| {
+        if r.games % 25 == 0 {
+            eprintln!("{}", r.summary());
+        }
+    });
+    println!("{}", report.summary());
+    for e in &report.errors {
+        println!("error: {e}");
+    }
+    if report.passed() { 0 } else { 1 }
+}
+
 fn cmd_perft(args: &[String]) -> i32 {
     let Some(Ok(depth)) = args.first().map(|d| d.parse::<u32>()) else {
         eprintln!("usage: shears perft <depth> [fen]");
@@ -104,13 +157,13 @@ fn run_commands(args: &[String]) -> i32 {
     } else {
         vec![args.join(" ")]
     };
-    let mut engine = Engine::new();
+    let mut session = uci::UciSession::new(Engine::new(), Arc::new(uci::Stdout));
     for c in &commands {
-        if uci::execute(&mut engine, c) == uci::Flow::Quit {
+        if session.execute(c) == uci::Flow::Quit {
             break;
         }
-        uci::finish(&mut engine);
+        session.finish();
     }
-    uci::finish(&mut engine);
+    session.finish();
     0
 }

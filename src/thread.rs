@@ -126,7 +126,8 @@ pub struct SearchShared {
     running: AtomicUsize,
     results: Mutex<Vec<Option<ThreadResult>>>,
     finished: Condvar,
-    outcome: Mutex<Option<SearchResult>>,
+    /// The result, and whether its `bestmove` has been reported.
+    outcome: Mutex<(Option<SearchResult>, bool)>,
     outcome_ready: Condvar,
 }
 
@@ -159,7 +160,7 @@ impl SearchShared {
             running: AtomicUsize::new(threads),
             results: Mutex::new(vec![None; threads]),
             finished: Condvar::new(),
-            outcome: Mutex::new(None),
+            outcome: Mutex::new((None, false)),
             outcome_ready: Condvar::new(),
         }
     }
@@ -193,21 +194,29 @@ impl SearchShared {
             .collect()
     }
 
-    /// Main thread: the search is over.
+    /// Main thread: the search is over (every thread has stopped); the engine may take new
+    /// commands from now on, even before `bestmove` is written.
     pub fn publish(&self, result: SearchResult) {
-        *self.outcome.lock() = Some(result);
+        self.outcome.lock().0 = Some(result);
         self.outcome_ready.notify_all();
     }
 
-    pub fn is_done(&self) -> bool {
-        self.outcome.lock().is_some()
+    /// Main thread: `bestmove` has been written.
+    pub fn mark_reported(&self) {
+        self.outcome.lock().1 = true;
+        self.outcome_ready.notify_all();
     }
 
-    /// Blocks until the search is over.
+    /// Has the search published its result?
+    pub fn is_done(&self) -> bool {
+        self.outcome.lock().0.is_some()
+    }
+
+    /// Blocks until the search is over and its `bestmove` written.
     pub fn wait(&self) -> SearchResult {
         let mut outcome = self.outcome.lock();
         loop {
-            if let Some(r) = outcome.as_ref() {
+            if let (Some(r), true) = (&outcome.0, outcome.1) {
                 return r.clone();
             }
             self.outcome_ready.wait(&mut outcome);

@@ -254,28 +254,60 @@ pub fn format_bestmove(r: &SearchResult) -> String {
     }
 }
 
-/// Writes whole lines to standard output.
-pub fn emit(line: &str) {
-    let mut out = std::io::stdout().lock();
-    // Nothing useful can be done if the GUI closed our output.
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
+/// Where protocol output goes: standard output for a GUI, memory for tests.
+pub trait Sink: Send + Sync {
+    /// Writes one whole line.
+    fn line(&self, text: &str);
+}
+
+/// Standard output, flushed after every line.
+pub struct Stdout;
+
+impl Sink for Stdout {
+    fn line(&self, text: &str) {
+        let mut out = std::io::stdout().lock();
+        // Nothing useful can be done if the GUI closed our output.
+        let _ = writeln!(out, "{text}");
+        let _ = out.flush();
+    }
+}
+
+/// Collects lines in memory.
+#[derive(Default)]
+pub struct Memory(pub std::sync::Mutex<Vec<String>>);
+
+impl Sink for Memory {
+    fn line(&self, text: &str) {
+        if let Ok(mut lines) = self.0.lock() {
+            lines.push(text.to_string());
+        }
+    }
+}
+
+impl Memory {
+    /// Takes the lines written so far.
+    pub fn take(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .map(|mut l| std::mem::take(&mut *l))
+            .unwrap_or_default()
+    }
 }
 
 /// Prints search output as UCI.
-pub struct UciReporter;
+pub struct UciReporter(pub Arc<dyn Sink>);
 
 impl Reporter for UciReporter {
     fn info(&self, info: &SearchInfo) {
-        emit(&format_info(info));
+        self.0.line(&format_info(info));
     }
 
     fn bestmove(&self, result: &SearchResult) {
-        emit(&format_bestmove(result));
+        self.0.line(&format_bestmove(result));
     }
 
     fn message(&self, text: &str) {
-        emit(&format!("info string {text}"));
+        self.0.line(&format!("info string {text}"));
     }
 }
 
@@ -286,82 +318,132 @@ pub enum Flow {
     Quit,
 }
 
-/// Executes one input line.
-pub fn execute(engine: &mut Engine, line: &str) -> Flow {
-    match parse(line) {
-        Ok(Some(cmd)) => run_command(engine, cmd),
-        Ok(None) => Flow::Continue,
-        Err(e) => {
-            emit(&format!("info string error: {e}"));
-            Flow::Continue
-        }
-    }
+/// An engine talking UCI to one sink.
+pub struct UciSession {
+    pub engine: Engine,
+    out: Arc<dyn Sink>,
 }
 
-fn run_command(engine: &mut Engine, cmd: Command) -> Flow {
-    let fail = |e: String| emit(&format!("info string error: {e}"));
-    match cmd {
-        Command::Uci => {
-            emit(&format!("id name {} {}", engine::NAME, engine::VERSION));
-            emit(&format!("id author {}", engine::AUTHOR));
-            for line in engine::uci_options() {
-                emit(&line);
+impl UciSession {
+    pub fn new(engine: Engine, out: Arc<dyn Sink>) -> UciSession {
+        UciSession { engine, out }
+    }
+
+    fn emit(&self, text: &str) {
+        self.out.line(text);
+    }
+
+    fn fail(&self, e: &str) {
+        self.emit(&format!("info string error: {e}"));
+    }
+
+    /// Executes one input line.
+    pub fn execute(&mut self, line: &str) -> Flow {
+        match parse(line) {
+            Ok(Some(cmd)) => self.run_command(cmd),
+            Ok(None) => Flow::Continue,
+            Err(e) => {
+                self.fail(&e);
+                Flow::Continue
             }
-            emit("uciok");
-        }
-        Command::IsReady => emit("readyok"),
-        Command::Debug(on) => engine.set_debug(on),
-        Command::SetOption { name, value } => {
-            if let Err(e) = engine.set_option(&name, value.as_deref()) {
-                fail(e);
-            }
-        }
-        Command::UciNewGame => {
-            if let Err(e) = engine.new_game() {
-                fail(e);
-            }
-        }
-        Command::Position { fen, moves } => {
-            let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
-            if let Err(e) = engine.set_position(fen.as_deref(), &moves) {
-                fail(format!("{e}; position unchanged"));
-            }
-        }
-        Command::Go { limits, warnings } => {
-            for w in warnings {
-                fail(w);
-            }
-            engine.go(limits, Arc::new(UciReporter));
-        }
-        Command::Stop => engine.stop(),
-        Command::PonderHit => engine.ponderhit(),
-        Command::Quit => return Flow::Quit,
-        Command::Display => {
-            let pos = engine.position();
-            emit(&format!("info string fen {}", pos.fen()));
-            emit(&format!("info string key {:016x}", pos.hash()));
-        }
-        Command::Eval => {
-            let e = crate::eval::evaluate(engine.position());
-            emit(&format!("info string static eval {e} cp (side to move)"));
-        }
-        Command::Bench(depth) => {
-            if engine.is_searching() {
-                fail("cannot bench while searching".to_string());
-            } else {
-                let r = crate::bench::run(depth.unwrap_or(crate::bench::DEFAULT_DEPTH));
-                emit(&r.summary());
-            }
-        }
-        Command::Perft(depth) => {
-            let pos = engine.position().board().clone();
-            let start = std::time::Instant::now();
-            let n = shakmaty::perft(&pos, depth);
-            let ms = start.elapsed().as_millis().max(1);
-            emit(&format!("info string perft {depth} nodes {n} time {ms}"));
         }
     }
-    Flow::Continue
+
+    fn run_command(&mut self, cmd: Command) -> Flow {
+        match cmd {
+            Command::Uci => {
+                self.emit(&format!("id name {} {}", engine::NAME, engine::VERSION));
+                self.emit(&format!("id author {}", engine::AUTHOR));
+                for line in engine::uci_options() {
+                    self.emit(&line);
+                }
+                self.emit("uciok");
+            }
+            Command::IsReady => self.emit("readyok"),
+            Command::Debug(on) => self.engine.set_debug(on),
+            Command::SetOption { name, value } => {
+                if let Err(e) = self.engine.set_option(&name, value.as_deref()) {
+                    self.fail(&e);
+                }
+            }
+            Command::UciNewGame => {
+                if let Err(e) = self.engine.new_game() {
+                    self.fail(&e);
+                }
+            }
+            Command::Position { fen, moves } => {
+                let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+                if let Err(e) = self.engine.set_position(fen.as_deref(), &moves) {
+                    self.fail(&format!("{e}; position unchanged"));
+                }
+            }
+            Command::Go { limits, warnings } => {
+                for w in warnings {
+                    self.fail(&w);
+                }
+                self.engine
+                    .go(limits, Arc::new(UciReporter(Arc::clone(&self.out))));
+            }
+            Command::Stop => self.engine.stop(),
+            Command::PonderHit => self.engine.ponderhit(),
+            Command::Quit => return Flow::Quit,
+            Command::Display => {
+                let pos = self.engine.position();
+                self.emit(&format!("info string fen {}", pos.fen()));
+                self.emit(&format!("info string key {:016x}", pos.hash()));
+            }
+            Command::Eval => {
+                let e = crate::eval::evaluate(self.engine.position());
+                self.emit(&format!("info string static eval {e} cp (side to move)"));
+            }
+            Command::Bench(depth) => {
+                if self.engine.is_searching() {
+                    self.fail("cannot bench while searching");
+                } else {
+                    let r = crate::bench::run(depth.unwrap_or(crate::bench::DEFAULT_DEPTH));
+                    self.emit(&r.summary());
+                }
+            }
+            Command::Perft(depth) => {
+                if self.engine.is_searching() {
+                    self.fail("cannot run perft while searching");
+                } else {
+                    let pos = self.engine.position().board().clone();
+                    let start = std::time::Instant::now();
+                    let n = shakmaty::perft(&pos, depth);
+                    let ms = start.elapsed().as_millis().max(1);
+                    self.emit(&format!("info string perft {depth} nodes {n} time {ms}"));
+                }
+            }
+        }
+        Flow::Continue
+    }
+
+    /// The UCI loop. At end of input a search with limits of its own is allowed to finish;
+    /// an infinite or pondering one is stopped.
+    pub fn run_loop(&mut self, input: &mut impl BufRead) {
+        while let Some(line) = read_line(input) {
+            match line {
+                Ok(line) => {
+                    if self.execute(&line) == Flow::Quit {
+                        self.engine.stop();
+                        self.engine.wait();
+                        return;
+                    }
+                }
+                Err(e) => self.fail(&e),
+            }
+        }
+        self.finish();
+    }
+
+    /// Lets a finite search end (stopping one that would wait for `stop`), then waits for it.
+    pub fn finish(&mut self) {
+        if self.engine.is_searching() && self.engine.current_waits_for_stop() {
+            self.engine.stop();
+        }
+        self.engine.wait();
+    }
 }
 
 /// Reads one line of at most [`MAX_LINE_BYTES`]; `None` at end of input. Invalid UTF-8 is
@@ -404,32 +486,6 @@ pub fn read_line(input: &mut impl BufRead) -> Option<Result<String, String>> {
         )));
     }
     Some(Ok(String::from_utf8_lossy(&buf).into_owned()))
-}
-
-/// The UCI loop. At end of input a search with limits of its own is allowed to finish; an
-/// infinite or pondering one is stopped.
-pub fn run_loop(engine: &mut Engine, input: &mut impl BufRead) {
-    while let Some(line) = read_line(input) {
-        match line {
-            Ok(line) => {
-                if execute(engine, &line) == Flow::Quit {
-                    engine.stop();
-                    engine.wait();
-                    return;
-                }
-            }
-            Err(e) => emit(&format!("info string error: {e}")),
-        }
-    }
-    finish(engine);
-}
-
-/// Lets a finite search end (stopping one that would wait for `stop`), then waits for it.
-pub fn finish(engine: &mut Engine) {
-    if engine.is_searching() && engine.current_waits_for_stop() {
-        engine.stop();
-    }
-    engine.wait();
 }
 
 #[cfg(test)]

@@ -162,6 +162,7 @@ impl ThreadData {
         }
         sh.publish(result.clone());
         sh.reporter.bestmove(&result);
+        sh.mark_reported();
     }
 
     pub fn helper_search(&mut self, sh: &SearchShared) {

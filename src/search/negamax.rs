@@ -336,7 +336,7 @@ impl ThreadData {
                         return score;
                     }
                     // Verification: search again without null moves for the next plies.
-                    self.nmp_min_ply = ply + (3 * (depth - r) / 4) as usize;
+                    self.nmp_min_ply = ply + (3 * (depth - r) / 4).max(0) as usize;
                     let v = self.negamax::<NonPv>(sh, beta - 1, beta, depth - r, false);
                     self.nmp_min_ply = 0;
                     if v >= beta {

@@ -18,7 +18,7 @@ const USAGE: &str = "usage:
                    [--runner inprocess|fastchess] [--fastchess CMD] [--engine PATH]
                    [--resign CP] [--draw CP] [--quiet]
   shears-tune datagen --book FILE --out FILE [--games N] [--nodes N] [--threads N] [--random-plies N] [--seed N]
-  shears-tune texel --data FILE[,FILE...] --out src/eval_weights.rs [--epochs N] [--lr X] [--lambda X] [--threads N] [--limit N]";
+  shears-tune texel --data FILE[,FILE...] --out src/eval_weights.rs [--epochs N] [--lr X] [--lambda X] [--threads N] [--limit N] [--reg X]";
 
 /// `--name value` pairs after the subcommand.
 struct Args(Vec<String>);
@@ -124,6 +124,7 @@ fn main() {
                 lambda: args.num("--lambda", 0.5)?,
                 threads: args.num("--threads", 2)?,
                 limit: args.num("--limit", usize::MAX)?,
+                reg: args.num("--reg", 0.0)?,
             })
         })(),
         _ => Err(format!("unknown command '{cmd}'\n{USAGE}")),

@@ -4,7 +4,9 @@
 //! weights), so the model here is exactly the engine's. The weights minimise the mean squared
 //! error between `sigmoid(K * eval / 400)` and a target mixing the game result with the
 //! search score: `lambda * result + (1 - lambda) * sigmoid(K * score / 400)`. K is fitted to
-//! the starting weights first; the optimiser is Adam on the full batch, split over threads.
+//! the starting weights first; the optimiser is Adam on the full batch, split over threads,
+//! with an optional L2 pull towards the starting weights. Every tenth position is held out:
+//! the weights kept are those with the lowest loss on it (early stopping).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -20,6 +22,8 @@ pub struct Config {
     pub lambda: f64,
     pub threads: usize,
     pub limit: usize,
+    /// L2 pull towards the starting weights (per weight, per position).
+    pub reg: f64,
 }
 
 /// One position: its terms (White's counts), phase, endgame scale and target.
@@ -248,7 +252,10 @@ pub fn optimise(
     let mut v = vec![0.0; w.len()];
     let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8f64);
     for epoch in 1..=cfg.epochs {
-        let g = parallel_gradient(d, train, &w, k, cfg.lambda, cfg.threads);
+        let mut g = parallel_gradient(d, train, &w, k, cfg.lambda, cfg.threads);
+        for i in 0..w.len() {
+            g[i] += 2.0 * cfg.reg * (w[i] - start[i]);
+        }
         for i in 0..w.len() {
             m[i] = b1 * m[i] + (1.0 - b1) * g[i];
             v[i] = b2 * v[i] + (1.0 - b2) * g[i] * g[i];
@@ -316,15 +323,23 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         valid.len()
     );
     let every = (cfg.epochs / 20).max(1);
-    let w = optimise(&data, &train, &start, k, cfg, |epoch, w| {
-        if epoch % every == 0 || epoch == cfg.epochs {
-            eprintln!(
-                "epoch {epoch}: loss {:.6} validation {:.6}",
-                loss(&data, &train, w, k, cfg.lambda),
-                loss(&data, &valid, w, k, cfg.lambda)
-            );
+    let mut best = (v0, 0, start.clone());
+    optimise(&data, &train, &start, k, cfg, |epoch, w| {
+        if epoch % 10 == 0 || epoch == cfg.epochs {
+            let v = loss(&data, &valid, w, k, cfg.lambda);
+            if v < best.0 {
+                best = (v, epoch, w.to_vec());
+            }
+            if epoch % every == 0 || epoch == cfg.epochs {
+                eprintln!(
+                    "epoch {epoch}: loss {:.6} validation {v:.6}",
+                    loss(&data, &train, w, k, cfg.lambda)
+                );
+            }
         }
     });
+    let (v, epoch, w) = best;
+    eprintln!("kept the weights of epoch {epoch} (validation loss {v:.6})");
     std::fs::write(&cfg.out, weights_source(&w))
         .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     eprintln!("wrote {}", cfg.out.display());
@@ -417,6 +432,7 @@ mod tests {
             lambda: 1.0,
             threads: 2,
             limit: usize::MAX,
+            reg: 0.0,
         };
         let before = loss(&d, &d.samples, &start, 1.0, 1.0);
         let w = optimise(&d, &d.samples, &start, 1.0, &cfg, |_, _| {});
