@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod engine;
+pub mod epd;
 pub mod eval;
 pub mod eval_weights;
 pub mod history;

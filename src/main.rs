@@ -15,6 +15,8 @@ const USAGE: &str = "usage:
   shears soak [--games N] [--tc BASE_MS+INC_MS] [--threads MAX] [--seed N] [--book FILE] [--slack MS]
                               fast self-play with random options and parameters; checks
                               legality and time use, exits 1 on any failure
+  shears epd FILE [--movetime MS] [--depth D] [--threads N] [--hash MB] [--set NAME=VALUE]... [--quiet]
+                              runs an EPD test suite (bm/am operations), prints solved/total
   shears spsa [--json]        tunable parameters as OpenBench SPSA input (or weather-factory JSON)
   shears <uci commands>       e.g. shears \"position startpos moves e2e4\" \"go depth 12\"";
 
@@ -33,6 +35,7 @@ fn main() {
         Some("perft") => cmd_perft(&args[1..]),
         Some("smp-bench") => cmd_smp_bench(&args[1..]),
         Some("soak") => cmd_soak(&args[1..]),
+        Some("epd") => cmd_epd(&args[1..]),
         Some("spsa") => {
             if args.iter().any(|a| a == "--json") {
                 print!("{}", params::weather_factory_json());
@@ -127,6 +130,66 @@ fn cmd_soak(args: &[String]) -> i32 {
         println!("error: {e}");
     }
     if report.passed() { 0 } else { 1 }
+}
+
+fn cmd_epd(args: &[String]) -> i32 {
+    let Some(path) = args.first() else {
+        eprintln!("usage: shears epd FILE [--movetime MS] [--depth D] [--threads N] [--hash MB]");
+        return 2;
+    };
+    let get = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{path}: {e}");
+            return 2;
+        }
+    };
+    let mut cases = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        match shears::epd::parse_line(line) {
+            Ok(c) => cases.push(c),
+            Err(e) => eprintln!("skipped: {e}"),
+        }
+    }
+    let mut engine = Engine::new();
+    for (opt, name) in [("--threads", "Threads"), ("--hash", "Hash")] {
+        if let Some(v) = get(opt)
+            && let Err(e) = engine.set_option(name, Some(&v.to_string()))
+        {
+            eprintln!("{e}");
+            return 2;
+        }
+    }
+    for (i, a) in args.iter().enumerate() {
+        if a == "--set" {
+            let Some((name, value)) = args.get(i + 1).and_then(|kv| kv.split_once('=')) else {
+                eprintln!("--set takes NAME=VALUE");
+                return 2;
+            };
+            if let Err(e) = engine.set_option(name, Some(value)) {
+                eprintln!("{e}");
+                return 2;
+            }
+        }
+    }
+    let limits = match (get("--depth"), get("--movetime")) {
+        (Some(d), _) => shears::Limits::depth(d.clamp(1, 100) as i32),
+        (None, mt) => shears::Limits::movetime(mt.unwrap_or(1000)),
+    };
+    let verbose = !args.iter().any(|a| a == "--quiet");
+    let start = std::time::Instant::now();
+    let (ok, total) = shears::epd::run_suite(&mut engine, &cases, &limits, verbose);
+    println!(
+        "solved {ok} of {total} in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    0
 }
 
 fn cmd_perft(args: &[String]) -> i32 {

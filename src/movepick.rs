@@ -120,7 +120,8 @@ impl MovePicker {
         mp
     }
 
-    /// Stop returning quiet moves (late move pruning); captures still come.
+    /// Stop returning quiet moves (late move pruning), except those that give check;
+    /// captures still come.
     pub fn skip_quiets(&mut self) {
         self.skip_quiets = true;
     }
@@ -240,9 +241,7 @@ impl MovePicker {
                 }
                 Stage::GenerateQuiets => {
                     self.stage = Stage::Killer1;
-                    if !self.skip_quiets {
-                        self.generate_quiets(pos);
-                    }
+                    self.generate_quiets(pos);
                 }
                 Stage::Killer1 | Stage::Killer2 | Stage::Counter => {
                     let m = match self.stage {
@@ -255,10 +254,9 @@ impl MovePicker {
                         Stage::Killer2 => Stage::Counter,
                         _ => Stage::ScoreQuiets,
                     };
-                    if self.skip_quiets {
-                        continue;
-                    }
-                    if let Some(m) = m.filter(|&m| Some(m) != self.tt_move) {
+                    if let Some(m) = m.filter(|&m| Some(m) != self.tt_move)
+                        && (!self.skip_quiets || pos.gives_check(m))
+                    {
                         return Some(m);
                     }
                 }
@@ -272,9 +270,18 @@ impl MovePicker {
                     }
                 }
                 Stage::Quiets => {
-                    if self.skip_quiets || self.idx >= self.moves.len() {
+                    if self.idx >= self.moves.len() {
                         self.stage = Stage::BadNoisy;
                         self.idx = 0;
+                        continue;
+                    }
+                    if self.skip_quiets {
+                        // Only checking quiets from here on, in list order.
+                        let m = self.moves[self.idx];
+                        self.idx += 1;
+                        if !self.is_special(m) && pos.gives_check(m) {
+                            return Some(m);
+                        }
                         continue;
                     }
                     let best = self.best_index(self.idx, self.moves.len());

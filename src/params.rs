@@ -199,6 +199,30 @@ define_params! {
     TM_NODES_MUL       = 1000, 0, 2000, 50, "soft scale per share of nodes on the best move";
 }
 
+/// Each search technique and the parameter settings that switch it off (every value inside
+/// its parameter's range, so a `setoption` does it in the release build).
+pub const TECHNIQUES: &[(&str, &[(&str, i32)])] = &[
+    ("aspiration windows", &[("ASP_DEPTH", 64)]),
+    ("check extension", &[("EXT_CHECK", 0)]),
+    ("singular extensions", &[("SE_DEPTH", 64)]),
+    ("reverse futility pruning", &[("RFP_DEPTH", 0)]),
+    ("razoring", &[("RAZOR_DEPTH", 0)]),
+    ("null move pruning", &[("NMP_DEPTH", 64)]),
+    ("null move verification", &[("NMP_VERIFY_DEPTH", 64)]),
+    ("probcut", &[("PROBCUT_DEPTH", 64)]),
+    ("internal iterative reduction", &[("IIR_DEPTH", 64)]),
+    ("late move pruning", &[("LMP_DEPTH", 0)]),
+    ("futility pruning", &[("FP_DEPTH", 0)]),
+    ("history pruning", &[("HP_DEPTH", 0)]),
+    ("SEE pruning", &[("SEE_DEPTH", 0)]),
+    ("late move reductions", &[("LMR_DEPTH", 64)]),
+    ("quiescence delta pruning", &[("QS_DELTA", 1000)]),
+    (
+        "correction history",
+        &[("CORR_PAWN_WEIGHT", 0), ("CORR_NONPAWN_WEIGHT", 0)],
+    ),
+];
+
 impl Params {
     /// Range-checked set by (case-insensitive) name.
     pub fn set(&mut self, name: &str, value: i64) -> Result<(), ParamError> {
@@ -315,6 +339,20 @@ mod tests {
             Params::default().set("NO_SUCH_PARAM", 1),
             Err(ParamError::Unknown(_))
         ));
+    }
+
+    #[test]
+    fn technique_off_settings_are_valid_parameter_values() {
+        for (technique, settings) in TECHNIQUES {
+            for (name, value) in *settings {
+                let mut p = Params::default();
+                assert!(
+                    p.set(name, i64::from(*value)).is_ok(),
+                    "{technique}: {name}"
+                );
+                assert_ne!(p, Params::default(), "{technique}: {name} is already off");
+            }
+        }
     }
 
     #[test]

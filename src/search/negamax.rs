@@ -249,6 +249,7 @@ impl ThreadData {
             static_eval = self.corrected_eval(raw_eval);
             eval = static_eval;
             if let Some(e) = entry
+                && e.depth > 0
                 && !is_mate_score(e.score)
                 && match e.bound {
                     Bound::Exact => true,

@@ -94,7 +94,8 @@ impl ThreadData {
         }
 
         // Step 5. Captures (or evasions), pruned by SEE and by delta: a capture that cannot
-        // lift the eval near alpha even with the captured piece and a margin.
+        // lift the eval near alpha even with the captured piece and a margin (unless it gives
+        // check: a capture that mates gains far more than the piece).
         let p = &sh.params;
         let cont = self.cont_keys(ply);
         let mut picker = MovePicker::new_qsearch(tt_move, in_check, cont);
@@ -106,7 +107,10 @@ impl ThreadData {
                 if !see::see_ge(self.pos.board(), m, -p.QS_SEE_MARGIN) {
                     continue;
                 }
-                if !m.is_promotion() && static_eval + see::immediate_gain(m) + p.QS_DELTA <= alpha {
+                if !m.is_promotion()
+                    && static_eval + see::immediate_gain(m) + p.QS_DELTA <= alpha
+                    && !self.pos.gives_check(m)
+                {
                     self.stats.qs_delta += 1;
                     continue;
                 }

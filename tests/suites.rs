@@ -1,0 +1,105 @@
+//! Test-suite positions: zugzwangs (null-move verification), Win At Chess mates with their
+//! exact distance.
+
+use shears::epd::{parse_line, solved};
+use shears::score::mate_moves;
+use shears::{Engine, Limits};
+
+fn suite(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn shared(name: &str) -> String {
+    suite(&format!(
+        "{}/../shared/suites/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+}
+
+/// The zugzwang positions any setting below solves at depth 14 (the others need far more).
+const ZUGZWANGS: &[&str] = &[
+    "ZPTS.01", "ZPTS.04", "ZPTS.07", "ZPTS.12", "ZPTS.13", "ZPTS.14", "ZPTS.15", "ZPTS.16",
+    "ZPTS.18", "ZPTS.20", "ZPTS.21", "ZPTS.22", "ZPTS.23", "ZPTS.24", "ZPTS.25", "ZPTS.27",
+    "ZPTS.30",
+];
+
+/// Zugzwang positions solved at depth 14 with these settings.
+fn zugzwangs_solved(settings: &[(&str, &str)]) -> Vec<String> {
+    let mut e = Engine::new();
+    for (name, value) in settings {
+        e.set_option(name, Some(value)).unwrap();
+    }
+    let mut ok = Vec::new();
+    for line in shared("zugts.epd").lines().filter(|l| !l.trim().is_empty()) {
+        let case = parse_line(line).unwrap();
+        if !ZUGZWANGS.contains(&case.id.as_str()) {
+            continue;
+        }
+        e.set_position(Some(&case.fen), &[]).unwrap();
+        e.new_game().unwrap();
+        let r = e.search(Limits::depth(14));
+        if solved(&case, r.best_move.as_deref()) {
+            ok.push(case.id.clone());
+        }
+    }
+    ok
+}
+
+#[test]
+fn zugzwangs_are_solved_and_verification_matters() {
+    let default = zugzwangs_solved(&[]);
+    assert!(default.len() >= 9, "{default:?}");
+    // Without the verification search, null-move pruning misses zugzwangs it otherwise finds.
+    let unverified = zugzwangs_solved(&[("NMP_VERIFY_DEPTH", "64")]);
+    assert!(
+        default.iter().any(|id| !unverified.contains(id)),
+        "verified {default:?}, unverified {unverified:?}"
+    );
+    // With null moves off every position null moves can spoil is open to the search again.
+    let off = zugzwangs_solved(&[("NMP_DEPTH", "64")]);
+    assert!(off.len() > default.len(), "{off:?}");
+}
+
+/// Win At Chess positions that Stockfish proves to be mates in at most four moves: a mate the
+/// engine reports must have exactly that distance, and nearly all are found within depth
+/// `2 * distance + 8`. (WAC.055, a queen sacrifice followed by quiet moves, is beyond that
+/// depth for this evaluation; so is the six-move WAC.105, not in this test.)
+#[test]
+fn wac_mates_are_found_at_their_distance() {
+    let text = suite(&format!(
+        "{}/tests/data/wac_mates.epd",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    let mut e = Engine::new();
+    let (mut total, mut found) = (0, 0);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let dm: i32 = line
+            .split("dm ")
+            .nth(1)
+            .and_then(|s| s.split(';').next())
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap();
+        if dm > 4 {
+            continue;
+        }
+        let case = parse_line(line).unwrap();
+        e.set_position(Some(&case.fen), &[]).unwrap();
+        e.new_game().unwrap();
+        let r = e.search(Limits {
+            depth: Some(2 * dm + 8),
+            mate: Some(dm),
+            ..Limits::default()
+        });
+        total += 1;
+        if let Some(m) = mate_moves(r.score) {
+            assert_eq!(
+                m, dm,
+                "{} ({}) reported the wrong distance",
+                case.id, case.fen
+            );
+            found += 1;
+        }
+    }
+    assert_eq!(total, 52);
+    assert!(found >= 49, "only {found} of {total} mates found");
+}
