@@ -374,18 +374,24 @@ mod tests {
     }
 
     #[test]
-    fn threefold_is_adjudicated() {
-        // Only kings can shuffle and the rook pawn is blocked: the game repeats or hits
-        // the 50-move rule, and with a repetition-seeking side it repeats.
+    fn drawn_endings_end_in_a_draw() {
+        // Bare kings: insufficient material at once.
         let g = quick("7k/8/6K1/8/8/8/8/8 w - - 0 1", TimeControl::Depth(1));
-        assert_eq!(g.outcome, Outcome::Draw);
-        assert_eq!(g.termination, Termination::InsufficientMaterial);
-        let g = quick("k7/p7/P7/8/8/8/8/7K w - - 0 1", TimeControl::Depth(3));
+        assert_eq!(
+            (g.outcome, g.termination),
+            (Outcome::Draw, Termination::InsufficientMaterial)
+        );
+        assert!(g.plies.is_empty());
+        // A knight each: neither side can force anything, so the game is drawn by repetition
+        // (or the 50-move rule, or a knight traded off).
+        let g = quick("4k3/8/8/8/8/8/8/1n2K1N1 w - - 0 1", TimeControl::Depth(3));
         assert_eq!(g.outcome, Outcome::Draw);
         assert!(
             matches!(
                 g.termination,
-                Termination::Repetition | Termination::FiftyMoves
+                Termination::Repetition
+                    | Termination::FiftyMoves
+                    | Termination::InsufficientMaterial
             ),
             "{:?}",
             g.termination
