@@ -17,6 +17,7 @@ const USAGE: &str = "usage:
                               legality and time use, exits 1 on any failure
   shears epd FILE [--movetime MS] [--depth D] [--threads N] [--hash MB] [--set NAME=VALUE]... [--quiet]
                               runs an EPD test suite (bm/am operations), prints solved/total
+  shears techniques           each search technique and the parameter settings that switch it off
   shears spsa [--json]        tunable parameters as OpenBench SPSA input (or weather-factory JSON)
   shears <uci commands>       e.g. shears \"position startpos moves e2e4\" \"go depth 12\"";
 
@@ -36,6 +37,14 @@ fn main() {
         Some("smp-bench") => cmd_smp_bench(&args[1..]),
         Some("soak") => cmd_soak(&args[1..]),
         Some("epd") => cmd_epd(&args[1..]),
+        Some("techniques") => {
+            // One line per search technique: `name|NAME=value NAME=value` switches it off.
+            for (name, settings) in params::TECHNIQUES {
+                let kv: Vec<String> = settings.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                println!("{name}|{}", kv.join(" "));
+            }
+            0
+        }
         Some("spsa") => {
             if args.iter().any(|a| a == "--json") {
                 print!("{}", params::weather_factory_json());
