@@ -124,12 +124,13 @@ impl Position {
         self.board().legal_moves()
     }
 
-    /// Our king and our pieces pinned to it (they may only move along the pin line).
-    fn king_and_pins(&self) -> Option<(Square, Bitboard)> {
+    /// What both staged generators need: our king, our pinned pieces and the board sets.
+    fn gen_context(&self) -> Option<GenContext<'_>> {
         let pos = self.board();
         let b = pos.board();
         let turn = pos.turn();
         let king = b.king_of(turn)?;
+        let us = b.by_color(turn);
         let them = b.by_color(!turn);
         let snipers = (attacks::rook_attacks(king, Bitboard(0)) & (b.rooks() | b.queens())
             | attacks::bishop_attacks(king, Bitboard(0)) & (b.bishops() | b.queens()))
@@ -138,52 +139,37 @@ impl Position {
         for sniper in snipers {
             let between = attacks::between(king, sniper) & b.occupied();
             if !between.more_than_one() {
-                pinned |= between & b.by_color(turn);
+                pinned |= between & us;
             }
         }
-        Some((king, pinned))
+        Some(GenContext {
+            b,
+            turn,
+            king,
+            pinned,
+            us,
+            them,
+            occupied: b.occupied(),
+        })
     }
 
     /// Legal captures, en passant and queen promotions (the quiescence moves; captures that
     /// under-promote are left out), appended to `moves`. Only valid when the side to move is
     /// not in check (evasions come from [`Position::legal_moves`]).
     pub fn noisy_moves(&self, moves: &mut MoveList) {
-        let pos = self.board();
-        debug_assert!(!pos.is_check());
-        let Some((king, pinned)) = self.king_and_pins() else {
+        debug_assert!(!self.in_check());
+        let Some(g) = self.gen_context() else {
             return;
         };
-        let b = pos.board();
-        let turn = pos.turn();
-        let us = b.by_color(turn);
-        let them = b.by_color(!turn);
-        let occupied = b.occupied();
-        let allowed =
-            |from: Square, to: Square| !pinned.contains(from) || attacks::aligned(king, from, to);
+        let (b, turn) = (g.b, g.turn);
+        g.piece_moves(moves, g.them);
 
-        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
-            for from in b.by_role(role) & us {
-                for to in attacks::attacks(from, role.of(turn), occupied) & them {
-                    if allowed(from, to) {
-                        moves.push(Move::Normal {
-                            role,
-                            from,
-                            capture: b.role_at(to),
-                            to,
-                            promotion: None,
-                        });
-                    }
-                }
-            }
-        }
-
-        let last_rank =
-            Bitboard::from_rank(turn.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First));
-        let forward: i32 = turn.fold_wb(8, -8);
-        for from in b.pawns() & us {
+        let last_rank = g.last_rank();
+        let forward = g.forward();
+        for from in b.pawns() & g.us {
             let promotion = |to: Square| last_rank.contains(to).then_some(Role::Queen);
-            for to in attacks::pawn_attacks(turn, from) & them {
-                if allowed(from, to) {
+            for to in attacks::pawn_attacks(turn, from) & g.them {
+                if g.allowed(from, to) {
                     moves.push(Move::Normal {
                         role: Role::Pawn,
                         from,
@@ -195,8 +181,8 @@ impl Position {
             }
             if let Some(to) = from.offset(forward)
                 && last_rank.contains(to)
-                && !occupied.contains(to)
-                && allowed(from, to)
+                && !g.occupied.contains(to)
+                && g.allowed(from, to)
             {
                 moves.push(Move::Normal {
                     role: Role::Pawn,
@@ -208,68 +194,33 @@ impl Position {
             }
         }
 
-        if pos.maybe_ep_square().is_some() {
-            moves.extend(pos.en_passant_moves());
+        if self.board().maybe_ep_square().is_some() {
+            moves.extend(self.board().en_passant_moves());
         }
-
-        let without_king = occupied ^ Bitboard::from_square(king);
-        for to in attacks::king_attacks(king) & them {
-            if b.attacks_to(to, !turn, without_king).is_empty() {
-                moves.push(Move::Normal {
-                    role: Role::King,
-                    from: king,
-                    capture: b.role_at(to),
-                    to,
-                    promotion: None,
-                });
-            }
-        }
+        g.king_moves(moves, g.them);
     }
 
     /// Every legal move that [`Position::noisy_moves`] leaves out (quiet moves, castling,
     /// under-promotions), appended to `moves`. Only valid when not in check.
     pub fn quiet_moves(&self, moves: &mut MoveList) {
-        let pos = self.board();
-        debug_assert!(!pos.is_check());
-        let Some((king, pinned)) = self.king_and_pins() else {
+        debug_assert!(!self.in_check());
+        let Some(g) = self.gen_context() else {
             return;
         };
-        let b = pos.board();
-        let turn = pos.turn();
-        let us = b.by_color(turn);
-        let them = b.by_color(!turn);
-        let occupied = b.occupied();
-        let empty = !occupied;
-        let allowed =
-            |from: Square, to: Square| !pinned.contains(from) || attacks::aligned(king, from, to);
+        let (b, turn) = (g.b, g.turn);
+        let empty = !g.occupied;
+        g.piece_moves(moves, empty);
 
-        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
-            for from in b.by_role(role) & us {
-                for to in attacks::attacks(from, role.of(turn), occupied) & empty {
-                    if allowed(from, to) {
-                        moves.push(Move::Normal {
-                            role,
-                            from,
-                            capture: None,
-                            to,
-                            promotion: None,
-                        });
-                    }
-                }
-            }
-        }
-
-        let last_rank =
-            Bitboard::from_rank(turn.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First));
+        let last_rank = g.last_rank();
         let double_rank =
             Bitboard::from_rank(turn.fold_wb(shakmaty::Rank::Second, shakmaty::Rank::Seventh));
-        let forward: i32 = turn.fold_wb(8, -8);
+        let forward = g.forward();
         const UNDER: [Role; 3] = [Role::Knight, Role::Bishop, Role::Rook];
-        for from in b.pawns() & us {
+        for from in b.pawns() & g.us {
             if let Some(to) = from.offset(forward)
                 && empty.contains(to)
             {
-                if allowed(from, to) {
+                if g.allowed(from, to) {
                     if last_rank.contains(to) {
                         for r in UNDER {
                             moves.push(Move::Normal {
@@ -293,7 +244,7 @@ impl Position {
                 if double_rank.contains(from)
                     && let Some(to2) = to.offset(forward)
                     && empty.contains(to2)
-                    && allowed(from, to2)
+                    && g.allowed(from, to2)
                 {
                     moves.push(Move::Normal {
                         role: Role::Pawn,
@@ -305,8 +256,8 @@ impl Position {
                 }
             }
             if last_rank.intersects(attacks::pawn_attacks(turn, from)) {
-                for to in attacks::pawn_attacks(turn, from) & them {
-                    if allowed(from, to) {
+                for to in attacks::pawn_attacks(turn, from) & g.them {
+                    if g.allowed(from, to) {
                         for r in UNDER {
                             moves.push(Move::Normal {
                                 role: Role::Pawn,
@@ -321,18 +272,8 @@ impl Position {
             }
         }
 
-        let without_king = occupied ^ Bitboard::from_square(king);
-        for to in attacks::king_attacks(king) & empty {
-            if b.attacks_to(to, !turn, without_king).is_empty() {
-                moves.push(Move::Normal {
-                    role: Role::King,
-                    from: king,
-                    capture: None,
-                    to,
-                    promotion: None,
-                });
-            }
-        }
+        g.king_moves(moves, empty);
+        let pos = self.board();
         if pos.castles().has_color(turn) {
             for side in [
                 shakmaty::CastlingSide::KingSide,
@@ -574,6 +515,71 @@ impl Position {
         Piece {
             color: self.turn(),
             role: m.role(),
+        }
+    }
+}
+
+/// The board sets and pins the staged move generators share.
+struct GenContext<'a> {
+    b: &'a shakmaty::Board,
+    turn: Color,
+    king: Square,
+    pinned: Bitboard,
+    us: Bitboard,
+    them: Bitboard,
+    occupied: Bitboard,
+}
+
+impl GenContext<'_> {
+    /// May the piece on `from` go to `to` without exposing our king?
+    #[inline]
+    fn allowed(&self, from: Square, to: Square) -> bool {
+        !self.pinned.contains(from) || attacks::aligned(self.king, from, to)
+    }
+
+    fn last_rank(&self) -> Bitboard {
+        Bitboard::from_rank(
+            self.turn
+                .fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First),
+        )
+    }
+
+    fn forward(&self) -> i32 {
+        self.turn.fold_wb(8, -8)
+    }
+
+    /// Knight, bishop, rook and queen moves to `targets`.
+    fn piece_moves(&self, moves: &mut MoveList, targets: Bitboard) {
+        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+            for from in self.b.by_role(role) & self.us {
+                for to in attacks::attacks(from, role.of(self.turn), self.occupied) & targets {
+                    if self.allowed(from, to) {
+                        moves.push(Move::Normal {
+                            role,
+                            from,
+                            capture: self.b.role_at(to),
+                            to,
+                            promotion: None,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// King moves to `targets` that do not walk into an attack.
+    fn king_moves(&self, moves: &mut MoveList, targets: Bitboard) {
+        let without_king = self.occupied ^ Bitboard::from_square(self.king);
+        for to in attacks::king_attacks(self.king) & targets {
+            if self.b.attacks_to(to, !self.turn, without_king).is_empty() {
+                moves.push(Move::Normal {
+                    role: Role::King,
+                    from: self.king,
+                    capture: self.b.role_at(to),
+                    to,
+                    promotion: None,
+                });
+            }
         }
     }
 }

@@ -255,8 +255,9 @@ impl TranspositionTable {
     ) {
         let generation = self.generation();
         let bucket = self.bucket(key);
-        let mut victim = &bucket.slots[0];
-        let mut victim_worth = i32::MAX;
+        let mut target = &bucket.slots[0];
+        let mut target_worth = i32::MAX;
+        let mut mv = mv;
         for slot in &bucket.slots {
             let data = slot.data.load(Relaxed);
             let check = slot.key.load(Relaxed);
@@ -266,42 +267,27 @@ impl TranspositionTable {
                 if bound != Bound::Exact && old.generation == generation && depth + 4 <= old.depth {
                     return;
                 }
-                let mv = if mv.is_none() { old.mv } else { mv };
-                write(
-                    slot,
-                    key,
-                    mv,
-                    to_tt(score, ply),
-                    eval,
-                    depth,
-                    bound,
-                    pv,
-                    generation,
-                );
-                return;
+                if mv.is_none() {
+                    mv = old.mv;
+                }
+                target = slot;
+                break;
             }
+            // Otherwise replace the shallowest, oldest slot.
             let age = (GEN_CYCLE + generation - old.generation) % GEN_CYCLE;
             let worth = if old.bound == Bound::None {
                 i32::MIN
             } else {
                 old.depth - 8 * i32::from(age)
             };
-            if worth < victim_worth {
-                victim_worth = worth;
-                victim = slot;
+            if worth < target_worth {
+                target_worth = worth;
+                target = slot;
             }
         }
-        write(
-            victim,
-            key,
-            mv,
-            to_tt(score, ply),
-            eval,
-            depth,
-            bound,
-            pv,
-            generation,
-        );
+        let data = pack(mv, to_tt(score, ply), eval, depth, bound, pv, generation);
+        target.key.store(key ^ data, Relaxed);
+        target.data.store(data, Relaxed);
     }
 
     /// Share of the first thousand slots used by the current search, in per mille.
@@ -325,24 +311,6 @@ impl TranspositionTable {
         let s = &self.bucket(key).slots[i];
         (&s.key, &s.data)
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn write(
-    slot: &Slot,
-    key: u64,
-    mv: Move16,
-    score: i32,
-    eval: i32,
-    depth: i32,
-    bound: Bound,
-    pv: bool,
-    generation: u8,
-) {
-    let data = pack(mv, score, eval, depth, bound, pv, generation);
-    slot.key.store(key ^ data, Relaxed);
-    slot.data.store(data, Relaxed);
 }
 
 #[cfg(test)]

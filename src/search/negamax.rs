@@ -65,6 +65,18 @@ fn see_threshold(p: &Params, depth: i32, quiet: bool) -> i32 {
     }
 }
 
+/// Is a TT entry's score a better estimate than `eval` (its bound points past it)?
+#[inline]
+pub fn tt_refines(e: &Entry, eval: i32) -> bool {
+    !is_mate_score(e.score)
+        && match e.bound {
+            Bound::Exact => true,
+            Bound::Lower => e.score > eval,
+            Bound::Upper => e.score < eval,
+            Bound::None => false,
+        }
+}
+
 /// Can a TT entry of this bound and score end the node?
 #[inline]
 pub fn tt_cuts(e: &Entry, alpha: i32, beta: i32) -> bool {
@@ -250,13 +262,7 @@ impl ThreadData {
             eval = static_eval;
             if let Some(e) = entry
                 && e.depth > 0
-                && !is_mate_score(e.score)
-                && match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => e.score > eval,
-                    Bound::Upper => e.score < eval,
-                    Bound::None => false,
-                }
+                && tt_refines(&e, eval)
             {
                 eval = e.score;
             }

@@ -2,12 +2,12 @@
 //! pat; all evasions when in check.
 
 use super::Node;
-use super::negamax::{EVAL_NONE, tt_cuts};
+use super::negamax::{EVAL_NONE, tt_cuts, tt_refines};
 use crate::eval;
 use crate::history::PieceTo;
 use crate::movepick::MovePicker;
 use crate::moves::Move16;
-use crate::score::{DRAW, INFINITE, MATE_BOUND, MAX_PLY, is_mate_score, mated_in};
+use crate::score::{DRAW, INFINITE, MATE_BOUND, MAX_PLY, mated_in};
 use crate::see;
 use crate::thread::{SearchShared, ThreadData};
 use crate::tt::Bound;
@@ -65,13 +65,7 @@ impl ThreadData {
             static_eval = self.corrected_eval(raw_eval);
             best = static_eval;
             if let Some(e) = entry
-                && !is_mate_score(e.score)
-                && match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => e.score > best,
-                    Bound::Upper => e.score < best,
-                    Bound::None => false,
-                }
+                && tt_refines(&e, best)
             {
                 best = e.score;
             }
