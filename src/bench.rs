@@ -107,11 +107,20 @@ pub fn run_with(depth: i32, engine: &mut Engine) -> BenchResult {
 }
 
 /// Time to depth with several threads: each position from a cleared state, searched to
-/// `depth` with `threads` threads. Returns per-position (milliseconds, nodes).
-pub fn time_to_depth(depth: i32, threads: usize, hash_mb: usize) -> Vec<(f64, u64)> {
+/// `depth` with `threads` threads, after setting `options` (name, value). Returns per-position
+/// (milliseconds, nodes), or the error of an option that was refused.
+pub fn time_to_depth(
+    depth: i32,
+    threads: usize,
+    hash_mb: usize,
+    options: &[(String, String)],
+) -> Result<Vec<(f64, u64)>, String> {
     let mut engine = Engine::new();
-    let _ = engine.set_option("Threads", Some(&threads.to_string()));
-    let _ = engine.set_option("Hash", Some(&hash_mb.to_string()));
+    engine.set_option("Threads", Some(&threads.to_string()))?;
+    engine.set_option("Hash", Some(&hash_mb.to_string()))?;
+    for (name, value) in options {
+        engine.set_option(name, Some(value))?;
+    }
     let mut out = Vec::new();
     for fen in POSITIONS {
         if engine.set_position(Some(fen), &[]).is_err() || engine.new_game().is_err() {
@@ -121,7 +130,7 @@ pub fn time_to_depth(depth: i32, threads: usize, hash_mb: usize) -> Vec<(f64, u6
         let r = engine.search(Limits::depth(depth));
         out.push((start.elapsed().as_secs_f64() * 1000.0, r.nodes));
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]

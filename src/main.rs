@@ -10,7 +10,7 @@ const USAGE: &str = "usage:
   shears                      UCI loop on standard input
   shears bench [depth]        fixed-depth benchmark; last line: '<N> nodes <M> nps'
   shears perft <depth> [fen]  count leaf nodes of the legal move tree
-  shears smp-bench [depth] [threads] [hash]
+  shears smp-bench [depth] [threads] [hash] [NAME=VALUE ...]
                               time to depth over the bench positions with several threads
   shears soak [--games N] [--tc BASE_MS+INC_MS] [--threads MAX] [--seed N] [--book FILE] [--slack MS]
                               fast self-play with random options and parameters; checks
@@ -82,7 +82,22 @@ fn cmd_smp_bench(args: &[String]) -> i32 {
     let depth = num(0, 12) as i32;
     let threads = num(1, num_cpus::get()).clamp(1, shears::engine::MAX_THREADS);
     let hash = num(2, 64).clamp(1, 65536);
-    let runs = bench::time_to_depth(depth, threads, hash);
+    // Arguments after the first three are `NAME=VALUE` options (e.g. `SMP_SKIP_BLOCKS=0`).
+    let options: Vec<(String, String)> = args
+        .iter()
+        .skip(3)
+        .map(|a| match a.split_once('=') {
+            Some((n, v)) => (n.to_string(), v.to_string()),
+            None => (a.clone(), String::new()),
+        })
+        .collect();
+    let runs = match bench::time_to_depth(depth, threads, hash, &options) {
+        Ok(runs) => runs,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
     let total_ms: f64 = runs.iter().map(|r| r.0).sum();
     let nodes: u64 = runs.iter().map(|r| r.1).sum();
     let geo =

@@ -400,8 +400,17 @@ impl UciSession {
                 if self.engine.is_searching() {
                     self.fail("cannot bench while searching");
                 } else {
-                    let r = crate::bench::run(depth.unwrap_or(crate::bench::DEFAULT_DEPTH));
-                    self.emit(&r.summary());
+                    // A fresh engine (1 thread, 16 MB) with this session's parameters, so
+                    // that `setoption` then `bench` measures the options that were set.
+                    let mut bench_engine = crate::engine::Engine::new();
+                    match bench_engine.set_params(self.engine.params().clone()) {
+                        Ok(()) => {
+                            let depth = depth.unwrap_or(crate::bench::DEFAULT_DEPTH);
+                            let r = crate::bench::run_with(depth, &mut bench_engine);
+                            self.emit(&r.summary());
+                        }
+                        Err(e) => self.fail(&e),
+                    }
                 }
             }
             Command::Perft(depth) => {

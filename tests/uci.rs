@@ -221,3 +221,25 @@ fn commands_as_arguments() {
     let best = text.lines().find(|l| l.starts_with("bestmove")).unwrap();
     assert!(is_legal(None, &["e2e4"], &best_of(best).unwrap()));
 }
+
+#[test]
+fn bench_command_uses_the_parameters_that_were_set() {
+    let mut e = Uci::start();
+    let nodes = |e: &mut Uci| -> u64 {
+        e.send("bench 5");
+        let lines = e.sync();
+        let line = lines
+            .iter()
+            .find(|l| l.ends_with(" nps"))
+            .expect("bench line");
+        line.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let default = nodes(&mut e);
+    e.send("setoption name LMR_DEPTH value 64");
+    let without_lmr = nodes(&mut e);
+    e.send("setoption name LMR_DEPTH value 3");
+    let again = nodes(&mut e);
+    assert_ne!(default, without_lmr, "bench ignored setoption");
+    assert_eq!(default, again, "bench is not deterministic");
+    assert!(e.quit().success());
+}
