@@ -56,7 +56,7 @@ impl ThreadData {
         self.pos = sh.root.clone();
         self.pos.set_root();
         self.params = sh.params.clone();
-        self.lmr = lmr_table(&self.params);
+        self.lmr = lmr_table(crate::params::active(&self.params));
         self.nodes = 0;
         self.seldepth = 0;
         self.stack.reset();
@@ -178,7 +178,7 @@ impl ThreadData {
         let mut score = 0;
         let mut stability = 0;
         for depth in 1..=max_depth {
-            if self.skips_depth(&sh.params, depth) {
+            if self.skips_depth(crate::params::active(&sh.params), depth) {
                 continue;
             }
             self.seldepth = 0;
@@ -208,7 +208,7 @@ impl ThreadData {
             let drop = if depth > 1 { score - s } else { 0 };
             score = s;
             self.report(sh, depth, score, Bound::Exact, &self.result.pv.clone());
-            let scale = self.time_scale(&sh.params, stability, drop);
+            let scale = self.time_scale(crate::params::active(&sh.params), stability, drop);
             if self.should_stop_after_iteration(sh, score, scale) {
                 break;
             }
@@ -294,7 +294,7 @@ impl ThreadData {
     }
 
     fn aspiration(&mut self, sh: &SearchShared, depth: i32, prev: i32) -> i32 {
-        let p = &sh.params;
+        let p = crate::params::active(&sh.params);
         let spread = if self.id == 0 {
             0
         } else {

@@ -143,7 +143,7 @@ impl ThreadData {
     /// Raw static evaluation plus the correction history's estimate of its error.
     #[inline]
     pub(crate) fn corrected_eval(&self, raw: i32) -> i32 {
-        let p = &self.params;
+        let p = crate::params::active(&self.params);
         let c = self.hist.correction(
             self.pos.turn(),
             self.pos.pawn_key(),
@@ -237,7 +237,7 @@ impl ThreadData {
                 && let Some(m) = tt_move
                 && !is_noisy(m)
             {
-                let bonus = history_bonus(&self.params, depth);
+                let bonus = history_bonus(crate::params::active(&self.params), depth);
                 let cont = self.cont_keys(ply);
                 self.update_quiet(self.pos.turn(), m, &cont, bonus);
             }
@@ -287,7 +287,7 @@ impl ThreadData {
         self.stack.at_mut(ply + 1).killers = [Move16::NONE; 2];
         self.stack.at_mut(ply + 1).cutoffs = 0;
 
-        let p = &sh.params;
+        let p = crate::params::active(&sh.params);
         let prunable = !N::PV && !in_check && !singular_search;
 
         // Step 6. Razoring: hopeless nodes near the horizon go straight to quiescence.
@@ -685,8 +685,8 @@ impl ThreadData {
         quiets: &[Option<Move>],
         captures: &[Option<Move>],
     ) {
-        let bonus = history_bonus(&self.params, depth);
-        let malus = history_malus(&self.params, depth);
+        let bonus = history_bonus(crate::params::active(&self.params), depth);
+        let malus = history_malus(crate::params::active(&self.params), depth);
         let turn = self.pos.turn();
         let cont = self.cont_keys(ply);
         if is_noisy(best) {

@@ -90,7 +90,7 @@ impl ThreadData {
         // Step 5. Captures (or evasions), pruned by SEE and by delta: a capture that cannot
         // lift the eval near alpha even with the captured piece and a margin (unless it gives
         // check: a capture that mates gains far more than the piece).
-        let p = &sh.params;
+        let p = crate::params::active(&sh.params);
         let cont = self.cont_keys(ply);
         let mut picker = MovePicker::new_qsearch(tt_move, in_check, cont);
         let mut best_move = None;
