@@ -212,13 +212,6 @@ impl TranspositionTable {
         &self.buckets[index]
     }
 
-    /// Hints the CPU to fetch the bucket of `key` (a read of its first word, kept cheap).
-    #[inline]
-    pub fn prefetch(&self, key: u64) {
-        let b = self.bucket(key);
-        std::hint::black_box(&b.slots[0]);
-    }
-
     /// Looks `key` up; `ply` converts mate scores back to root-relative ones.
     #[inline]
     pub fn probe(&self, key: u64, ply: usize) -> Option<Entry> {
