@@ -45,7 +45,7 @@ pub fn parse_line(line: &str) -> Result<EpdCase, String> {
                         .map_err(|_| format!("bad SAN '{san}'"))?
                         .san
                         .to_move(pos.board())
-                        .map_err(|_| format!("illegal SAN '{san}' in {}", case_fen(&pos)))?;
+                        .map_err(|_| format!("illegal SAN '{san}' in {}", pos.fen()))?;
                     Ok(pos.move_to_uci(m))
                 })
                 .collect()
@@ -58,10 +58,6 @@ pub fn parse_line(line: &str) -> Result<EpdCase, String> {
         }
     }
     Ok(case)
-}
-
-fn case_fen(pos: &Position) -> String {
-    pos.fen()
 }
 
 /// Did the engine's move solve the case?

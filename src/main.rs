@@ -83,14 +83,14 @@ fn cmd_smp_bench(args: &[String]) -> i32 {
     let threads = num(1, num_cpus::get()).clamp(1, shears::engine::MAX_THREADS);
     let hash = num(2, 64).clamp(1, 65536);
     // Arguments after the first three are `NAME=VALUE` options (e.g. `SMP_SKIP_BLOCKS=0`).
-    let options: Vec<(String, String)> = args
-        .iter()
-        .skip(3)
-        .map(|a| match a.split_once('=') {
-            Some((n, v)) => (n.to_string(), v.to_string()),
-            None => (a.clone(), String::new()),
-        })
-        .collect();
+    let options: Vec<(String, String)> =
+        match args.iter().skip(3).map(|a| parse_setting(a)).collect() {
+            Ok(options) => options,
+            Err(e) => {
+                eprintln!("{e}");
+                return 2;
+            }
+        };
     let runs = match bench::time_to_depth(depth, threads, hash, &options) {
         Ok(runs) => runs,
         Err(e) => {
@@ -109,21 +109,35 @@ fn cmd_smp_bench(args: &[String]) -> i32 {
     0
 }
 
-fn cmd_soak(args: &[String]) -> i32 {
-    let get = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .map(String::as_str)
-    };
-    let num = |name: &str, default: u64| -> Result<u64, String> {
-        get(name).map_or(Ok(default), |v| {
+/// The argument after `name` (e.g. the value of `--games`).
+fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+/// The number after `name`, `None` when the flag is absent, an error when it is not a number.
+fn num_flag(args: &[String], name: &str) -> Result<Option<u64>, String> {
+    flag(args, name)
+        .map(|v| {
             v.parse()
                 .map_err(|_| format!("{name}: '{v}' is not a number"))
         })
-    };
+        .transpose()
+}
+
+/// A `NAME=VALUE` option setting.
+fn parse_setting(arg: &str) -> Result<(String, String), String> {
+    arg.split_once('=')
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .ok_or_else(|| format!("'{arg}' is not NAME=VALUE"))
+}
+
+fn cmd_soak(args: &[String]) -> i32 {
+    let num = |name: &str, default: u64| num_flag(args, name).map(|v| v.unwrap_or(default));
     let parsed = (|| -> Result<shears::soak::SoakConfig, String> {
-        let (base, inc) = get("--tc")
+        let (base, inc) = flag(args, "--tc")
             .unwrap_or("500+5")
             .split_once('+')
             .unwrap_or(("500", "5"));
@@ -133,7 +147,7 @@ fn cmd_soak(args: &[String]) -> i32 {
             inc_ms: inc.parse().map_err(|_| "--tc: bad increment".to_string())?,
             max_threads: num("--threads", 4)? as usize,
             seed: num("--seed", 1)?,
-            book: shears::soak::book(get("--book"))?,
+            book: shears::soak::book(flag(args, "--book"))?,
             slack_ms: num("--slack", 50)?,
         })
     })();
@@ -161,12 +175,6 @@ fn cmd_epd(args: &[String]) -> i32 {
         eprintln!("usage: shears epd FILE [--movetime MS] [--depth D] [--threads N] [--hash MB]");
         return 2;
     };
-    let get = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .and_then(|v| v.parse::<u64>().ok())
-    };
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
@@ -181,30 +189,32 @@ fn cmd_epd(args: &[String]) -> i32 {
             Err(e) => eprintln!("skipped: {e}"),
         }
     }
-    let mut engine = Engine::new();
-    for (opt, name) in [("--threads", "Threads"), ("--hash", "Hash")] {
-        if let Some(v) = get(opt)
-            && let Err(e) = engine.set_option(name, Some(&v.to_string()))
-        {
+    let setup = || -> Result<(Engine, shears::Limits), String> {
+        let mut engine = Engine::new();
+        for (opt, name) in [("--threads", "Threads"), ("--hash", "Hash")] {
+            if let Some(v) = num_flag(args, opt)? {
+                engine.set_option(name, Some(&v.to_string()))?;
+            }
+        }
+        for (i, a) in args.iter().enumerate() {
+            if a == "--set" {
+                let setting = args.get(i + 1).map_or("", String::as_str);
+                let (name, value) = parse_setting(setting)?;
+                engine.set_option(&name, Some(&value))?;
+            }
+        }
+        let limits = match (num_flag(args, "--depth")?, num_flag(args, "--movetime")?) {
+            (Some(d), _) => shears::Limits::depth(d.clamp(1, 100) as i32),
+            (None, mt) => shears::Limits::movetime(mt.unwrap_or(1000)),
+        };
+        Ok((engine, limits))
+    };
+    let (mut engine, limits) = match setup() {
+        Ok(s) => s,
+        Err(e) => {
             eprintln!("{e}");
             return 2;
         }
-    }
-    for (i, a) in args.iter().enumerate() {
-        if a == "--set" {
-            let Some((name, value)) = args.get(i + 1).and_then(|kv| kv.split_once('=')) else {
-                eprintln!("--set takes NAME=VALUE");
-                return 2;
-            };
-            if let Err(e) = engine.set_option(name, Some(value)) {
-                eprintln!("{e}");
-                return 2;
-            }
-        }
-    }
-    let limits = match (get("--depth"), get("--movetime")) {
-        (Some(d), _) => shears::Limits::depth(d.clamp(1, 100) as i32),
-        (None, mt) => shears::Limits::movetime(mt.unwrap_or(1000)),
     };
     let verbose = !args.iter().any(|a| a == "--quiet");
     let start = std::time::Instant::now();

@@ -237,7 +237,10 @@ fn bench_command_uses_the_parameters_that_were_set() {
     let default = nodes(&mut e);
     e.send("setoption name LMR_DEPTH value 64");
     let without_lmr = nodes(&mut e);
-    e.send("setoption name LMR_DEPTH value 3");
+    e.send(&format!(
+        "setoption name LMR_DEPTH value {}",
+        shears::params::Params::DEFAULTS.LMR_DEPTH
+    ));
     let again = nodes(&mut e);
     assert_ne!(default, without_lmr, "bench ignored setoption");
     assert_eq!(default, again, "bench is not deterministic");
