@@ -548,7 +548,18 @@ impl GenContext<'_> {
         self.turn.fold_wb(8, -8)
     }
 
-    /// Knight, bishop, rook and queen moves to `targets`.
+    /// What stands on `to` for a move into `targets`: the generators pass either enemy
+    /// pieces or empty squares, so only the first needs a board lookup per move.
+    #[inline]
+    fn captured(&self, targets: Bitboard, to: Square) -> Option<Role> {
+        if targets.intersects(self.them) {
+            self.b.role_at(to)
+        } else {
+            None
+        }
+    }
+
+    /// Knight, bishop, rook and queen moves to `targets` (enemy pieces or empty squares).
     fn piece_moves(&self, moves: &mut MoveList, targets: Bitboard) {
         for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
             for from in self.b.by_role(role) & self.us {
@@ -557,7 +568,7 @@ impl GenContext<'_> {
                         moves.push(Move::Normal {
                             role,
                             from,
-                            capture: self.b.role_at(to),
+                            capture: self.captured(targets, to),
                             to,
                             promotion: None,
                         });
@@ -567,7 +578,7 @@ impl GenContext<'_> {
         }
     }
 
-    /// King moves to `targets` that do not walk into an attack.
+    /// King moves to `targets` (enemy pieces or empty squares) that do not walk into an attack.
     fn king_moves(&self, moves: &mut MoveList, targets: Bitboard) {
         let without_king = self.occupied ^ Bitboard::from_square(self.king);
         for to in attacks::king_attacks(self.king) & targets {
@@ -575,7 +586,7 @@ impl GenContext<'_> {
                 moves.push(Move::Normal {
                     role: Role::King,
                     from: self.king,
-                    capture: self.b.role_at(to),
+                    capture: self.captured(targets, to),
                     to,
                     promotion: None,
                 });
