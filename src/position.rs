@@ -548,18 +548,7 @@ impl GenContext<'_> {
         self.turn.fold_wb(8, -8)
     }
 
-    /// What stands on `to` for a move into `targets`: the generators pass either enemy
-    /// pieces or empty squares, so only the first needs a board lookup per move.
-    #[inline]
-    fn captured(&self, targets: Bitboard, to: Square) -> Option<Role> {
-        if targets.intersects(self.them) {
-            self.b.role_at(to)
-        } else {
-            None
-        }
-    }
-
-    /// Knight, bishop, rook and queen moves to `targets` (enemy pieces or empty squares).
+    /// Knight, bishop, rook and queen moves to `targets`.
     fn piece_moves(&self, moves: &mut MoveList, targets: Bitboard) {
         for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
             for from in self.b.by_role(role) & self.us {
@@ -568,7 +557,7 @@ impl GenContext<'_> {
                         moves.push(Move::Normal {
                             role,
                             from,
-                            capture: self.captured(targets, to),
+                            capture: self.b.role_at(to),
                             to,
                             promotion: None,
                         });
@@ -578,7 +567,7 @@ impl GenContext<'_> {
         }
     }
 
-    /// King moves to `targets` (enemy pieces or empty squares) that do not walk into an attack.
+    /// King moves to `targets` that do not walk into an attack.
     fn king_moves(&self, moves: &mut MoveList, targets: Bitboard) {
         let without_king = self.occupied ^ Bitboard::from_square(self.king);
         for to in attacks::king_attacks(self.king) & targets {
@@ -586,7 +575,7 @@ impl GenContext<'_> {
                 moves.push(Move::Normal {
                     role: Role::King,
                     from: self.king,
-                    capture: self.captured(targets, to),
+                    capture: self.b.role_at(to),
                     to,
                     promotion: None,
                 });
