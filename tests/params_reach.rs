@@ -1,8 +1,9 @@
 //! Every technique's "off" setting (set through the same path as `setoption`) changes the
-//! node count of a fixed-depth search: the parameters really reach the search threads.
+//! node count of a fixed-depth search, and so does the "on" setting of each technique that is
+//! off by default: the parameters really reach the search threads.
 
 use shears::bench::POSITIONS;
-use shears::params::TECHNIQUES;
+use shears::params::{DEFAULT_OFF, TECHNIQUES};
 use shears::{Engine, Limits};
 
 /// Nodes of a depth-`depth` search over a sample of the bench positions, from cleared state.
@@ -39,5 +40,9 @@ fn every_off_switch_changes_the_search() {
         }
         let off = nodes(settings, depth);
         assert_ne!(off, default, "switching off {technique} changed nothing");
+    }
+    for (technique, settings) in DEFAULT_OFF {
+        let on = nodes(settings, depth);
+        assert_ne!(on, default, "switching on {technique} changed nothing");
     }
 }
