@@ -203,8 +203,8 @@ define_params! {
     HIST_MALUS_MAX     = 2500, 500, 8000, 100, "history malus cap";
 
     // Static-eval correction history (percent weights; 0: off).
-    CORR_PAWN_WEIGHT   = 100,  0,  300, 10, "weight of the pawn-structure correction";
-    CORR_NONPAWN_WEIGHT = 50,  0,  300, 10, "weight of the non-pawn correction";
+    CORR_PAWN_WEIGHT   = 0,    0,  300, 10, "weight of the pawn-structure correction (both weights 0: off)";
+    CORR_NONPAWN_WEIGHT = 0,   0,  300, 10, "weight of the non-pawn correction";
 
     // Lazy SMP (helper threads only; one thread is unaffected).
     SMP_SKIP_BLOCKS    = 1,    0,    1,  1, "helpers skip iterations in staggered blocks (0: off)";
@@ -242,10 +242,6 @@ pub const TECHNIQUES: &[(&str, &[(&str, i32)])] = &[
     ("SEE pruning", &[("SEE_DEPTH", 0)]),
     ("late move reductions", &[("LMR_DEPTH", 64)]),
     ("quiescence delta pruning", &[("QS_DELTA", 1000)]),
-    (
-        "correction history",
-        &[("CORR_PAWN_WEIGHT", 0), ("CORR_NONPAWN_WEIGHT", 0)],
-    ),
 ];
 
 /// Techniques that stay in the search, off by default because games did not prove them, and
@@ -253,6 +249,10 @@ pub const TECHNIQUES: &[(&str, &[(&str, i32)])] = &[
 pub const DEFAULT_OFF: &[(&str, &[(&str, i32)])] = &[
     ("razoring", &[("RAZOR_DEPTH", 3)]),
     ("check extension", &[("EXT_CHECK", 1)]),
+    (
+        "correction history",
+        &[("CORR_PAWN_WEIGHT", 100), ("CORR_NONPAWN_WEIGHT", 50)],
+    ),
 ];
 
 impl Params {
