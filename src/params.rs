@@ -161,7 +161,7 @@ define_params! {
     PROBCUT_MARGIN     = 200, 50,  600, 20, "beta margin of the shallow capture search (cp)";
 
     // Internal iterative reduction.
-    IIR_DEPTH          = 4,    2,   64,  1, "reduce nodes without TT move from this depth on (64: off)";
+    IIR_DEPTH          = 64,   2,   64,  1, "reduce nodes without TT move from this depth on (64: off)";
 
     // Move-loop pruning of late and bad moves (depths are reduced depths).
     LMP_DEPTH          = 8,    0,   16,  1, "late move pruning at or below this depth (0: off)";
@@ -192,7 +192,7 @@ define_params! {
 
     // Quiescence search.
     QS_SEE_MARGIN      = 0,    0,  300, 10, "skip captures whose SEE is below -MARGIN";
-    QS_DELTA           = 200,  0, 1000, 25, "delta pruning margin over the captured piece (cp)";
+    QS_DELTA           = 1000, 0, 1000, 25, "delta pruning margin over the captured piece (cp; 1000, the measured off setting, prunes only positions 10 pawns short)";
 
     // History updates: bonus = clamp(MUL * depth - BASE, 0, MAX).
     HIST_BONUS_MUL     = 300,  50, 1000, 20, "history bonus per ply of depth";
@@ -235,13 +235,11 @@ pub const TECHNIQUES: &[(&str, &[(&str, i32)])] = &[
     ("null move pruning", &[("NMP_DEPTH", 64)]),
     ("null move verification", &[("NMP_VERIFY_DEPTH", 64)]),
     ("probcut", &[("PROBCUT_DEPTH", 64)]),
-    ("internal iterative reduction", &[("IIR_DEPTH", 64)]),
     ("late move pruning", &[("LMP_DEPTH", 0)]),
     ("futility pruning", &[("FP_DEPTH", 0)]),
     ("history pruning", &[("HP_DEPTH", 0)]),
     ("SEE pruning", &[("SEE_DEPTH", 0)]),
     ("late move reductions", &[("LMR_DEPTH", 64)]),
-    ("quiescence delta pruning", &[("QS_DELTA", 1000)]),
 ];
 
 /// Techniques that stay in the search, off by default because games did not prove them, and
@@ -249,6 +247,8 @@ pub const TECHNIQUES: &[(&str, &[(&str, i32)])] = &[
 pub const DEFAULT_OFF: &[(&str, &[(&str, i32)])] = &[
     ("razoring", &[("RAZOR_DEPTH", 3)]),
     ("check extension", &[("EXT_CHECK", 1)]),
+    ("internal iterative reduction", &[("IIR_DEPTH", 4)]),
+    ("quiescence delta pruning", &[("QS_DELTA", 200)]),
     (
         "correction history",
         &[("CORR_PAWN_WEIGHT", 100), ("CORR_NONPAWN_WEIGHT", 50)],
