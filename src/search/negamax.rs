@@ -35,6 +35,13 @@ fn rfp_margin(p: &Params, depth: i32, improving: bool) -> i32 {
     p.RFP_MARGIN * depth - p.RFP_IMPROVING * i32::from(improving)
 }
 
+/// Correction history is in use (both weights 0 switch it off, the default): when it is not,
+/// neither the lookup nor the update is worth its three keys and table accesses per node.
+#[inline]
+fn correction_on(p: &Params) -> bool {
+    p.CORR_PAWN_WEIGHT != 0 || p.CORR_NONPAWN_WEIGHT != 0
+}
+
 #[inline]
 fn razor_margin(p: &Params, depth: i32) -> i32 {
     p.RAZOR_BASE + p.RAZOR_MUL * depth
@@ -144,6 +151,9 @@ impl ThreadData {
     #[inline]
     pub(crate) fn corrected_eval(&self, raw: i32) -> i32 {
         let p = crate::params::active(&self.params);
+        if !correction_on(p) {
+            return raw.clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
+        }
         let c = self.hist.correction(
             self.pos.turn(),
             self.pos.pawn_key(),
@@ -647,7 +657,13 @@ impl ThreadData {
             _ => true,
         };
         let quiet_best = best_move.is_none_or(|m| !is_noisy(m));
-        if !in_check && !singular_search && quiet_best && eval_error_known && !is_mate_score(best) {
+        if correction_on(p)
+            && !in_check
+            && !singular_search
+            && quiet_best
+            && eval_error_known
+            && !is_mate_score(best)
+        {
             self.hist.update_correction(
                 turn,
                 self.pos.pawn_key(),
