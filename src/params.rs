@@ -128,7 +128,7 @@ define_params! {
 
     // Extensions.
     // Off by default: it lost in games (-19.7 +/- 27.9) and costs nodes (bench 6% more with
-    // it on; docs/search.md).
+    // it on when it was measured; docs/search.md has the count at later defaults).
     EXT_CHECK          = 0,    0,    1,  1, "plies a checking move is extended (0: off)";
     SE_DEPTH           = 7,    4,   64,  1, "singular extensions from this depth on (64: off)";
     SE_TT_DEPTH        = 3,    1,    8,  1, "TT entry may be this much shallower than the node";
@@ -160,7 +160,8 @@ define_params! {
     PROBCUT_DEPTH      = 5,    2,   64,  1, "from this depth on (64: off)";
     PROBCUT_MARGIN     = 200, 50,  600, 20, "beta margin of the shallow capture search (cp)";
 
-    // Internal iterative reduction.
+    // Internal iterative reduction. Off by default: it lost in games (-24.4 +/- 27.6) though
+    // it saves bench nodes (docs/search.md).
     IIR_DEPTH          = 64,   2,   64,  1, "reduce nodes without TT move from this depth on (64: off)";
 
     // Move-loop pruning of late and bad moves (depths are reduced depths).
@@ -190,9 +191,10 @@ define_params! {
     LMR_HIST_DIV       = 8192, 1024, 32768, 512, "reduction -= history * 1024 / DIV";
     LMR_DEEPER         = 40,   0,  200, 5, "re-search one ply deeper when this far above best (cp)";
 
-    // Quiescence search.
+    // Quiescence search. Delta pruning is off by default: it lost in games (-20.9 +/- 27.6)
+    // though it saves bench nodes (docs/search.md).
     QS_SEE_MARGIN      = 0,    0,  300, 10, "skip captures whose SEE is below -MARGIN";
-    QS_DELTA           = 1000, 0, 1000, 25, "delta pruning margin over the captured piece (cp; 1000, the measured off setting, prunes only positions 10 pawns short)";
+    QS_DELTA           = 1000, 0, 1000, 25, "delta pruning margin over the captured piece (cp; 1000: off in effect)";
 
     // History updates: bonus = clamp(MUL * depth - BASE, 0, MAX).
     HIST_BONUS_MUL     = 300,  50, 1000, 20, "history bonus per ply of depth";
@@ -202,8 +204,9 @@ define_params! {
     HIST_MALUS_BASE    = 250,   0, 1000, 25, "history malus offset";
     HIST_MALUS_MAX     = 2500, 500, 8000, 100, "history malus cap";
 
-    // Static-eval correction history (percent weights; 0: off).
-    CORR_PAWN_WEIGHT   = 0,    0,  300, 10, "weight of the pawn-structure correction (both weights 0: off)";
+    // Static-eval correction history (percent weights; both 0: off, the default: neutral in
+    // games, +0.0 +/- 28.2, while costing nodes; docs/search.md).
+    CORR_PAWN_WEIGHT   = 0,    0,  300, 10, "weight of the pawn-structure correction";
     CORR_NONPAWN_WEIGHT = 0,   0,  300, 10, "weight of the non-pawn correction";
 
     // Lazy SMP (helper threads only; one thread is unaffected).
