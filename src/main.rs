@@ -15,8 +15,9 @@ const USAGE: &str = "usage:
   shears soak [--games N] [--tc BASE_MS+INC_MS] [--threads MAX] [--seed N] [--book FILE] [--slack MS]
                               fast self-play with random options and parameters; checks
                               legality and time use, exits 1 on any failure
-  shears epd FILE [--movetime MS] [--depth D] [--threads N] [--hash MB] [--set NAME=VALUE]... [--quiet]
-                              runs an EPD test suite (bm/am operations), prints solved/total
+  shears epd FILE [--movetime MS] [--depth D] [--nodes N] [--threads N] [--hash MB] [--set NAME=VALUE]... [--quiet]
+                              runs an EPD test suite (bm/am operations), prints solved/total;
+                              --nodes (1 thread) gives the same result on any machine
   shears techniques           each search technique and the parameter settings that switch it off
   shears spsa [--json]        tunable parameters as OpenBench SPSA input (or weather-factory JSON)
   shears <uci commands>       e.g. shears \"position startpos moves e2e4\" \"go depth 12\"";
@@ -172,7 +173,9 @@ fn cmd_soak(args: &[String]) -> i32 {
 
 fn cmd_epd(args: &[String]) -> i32 {
     let Some(path) = args.first() else {
-        eprintln!("usage: shears epd FILE [--movetime MS] [--depth D] [--threads N] [--hash MB]");
+        eprintln!(
+            "usage: shears epd FILE [--movetime MS] [--depth D] [--nodes N] [--threads N] [--hash MB]"
+        );
         return 2;
     };
     let text = match std::fs::read_to_string(path) {
@@ -203,9 +206,14 @@ fn cmd_epd(args: &[String]) -> i32 {
                 engine.set_option(&name, Some(&value))?;
             }
         }
-        let limits = match (num_flag(args, "--depth")?, num_flag(args, "--movetime")?) {
-            (Some(d), _) => shears::Limits::depth(d.clamp(1, 100) as i32),
-            (None, mt) => shears::Limits::movetime(mt.unwrap_or(1000)),
+        let limits = match (
+            num_flag(args, "--depth")?,
+            num_flag(args, "--nodes")?,
+            num_flag(args, "--movetime")?,
+        ) {
+            (Some(d), _, _) => shears::Limits::depth(d.clamp(1, 100) as i32),
+            (None, Some(n), _) => shears::Limits::nodes(n.max(1)),
+            (None, None, mt) => shears::Limits::movetime(mt.unwrap_or(1000)),
         };
         Ok((engine, limits))
     };

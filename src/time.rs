@@ -60,13 +60,19 @@ pub struct Budget {
     pub soft: u64,
     /// Stop at once after this much time.
     pub hard: u64,
+    /// A fixed time (`go movetime`): search until `hard`, never stop early on confidence.
+    pub fixed: bool,
 }
 
 /// Computes the time budget for the side to move, or `None` when the search is not timed.
 pub fn budget(limits: &Limits, turn: Color, overhead: u64, p: &Params) -> Option<Budget> {
     if let Some(mt) = limits.movetime {
         let t = mt.saturating_sub(overhead).max(1);
-        return Some(Budget { soft: t, hard: t });
+        return Some(Budget {
+            soft: t,
+            hard: t,
+            fixed: true,
+        });
     }
     let (time, inc) = match turn {
         Color::White => (limits.wtime?, limits.winc.unwrap_or(0)),
@@ -82,7 +88,11 @@ pub fn budget(limits: &Limits, turn: Color, overhead: u64, p: &Params) -> Option
     let cap = permille(left, p.TM_MAX_PERMILLE).max(1);
     let hard = permille(base, p.TM_HARD_PERMILLE).clamp(1, cap);
     let soft = permille(base, p.TM_SOFT_PERMILLE).clamp(1, hard);
-    Some(Budget { soft, hard })
+    Some(Budget {
+        soft,
+        hard,
+        fixed: false,
+    })
 }
 
 /// The clock of one search, shared by its threads.
@@ -137,11 +147,17 @@ impl Clock {
         }
     }
 
-    /// Past the soft limit scaled by `scale_permille` (never while pondering).
+    /// Past the soft limit scaled by `scale_permille` (never while pondering). A fixed
+    /// budget is not scaled: `go movetime` searches for all of its time.
     pub fn soft_expired(&self, scale_permille: u64) -> bool {
         match self.budget {
             Some(b) if !self.pondering() => {
-                self.used_ms() >= (b.soft.saturating_mul(scale_permille) / 1000).min(b.hard)
+                let limit = if b.fixed {
+                    b.hard
+                } else {
+                    (b.soft.saturating_mul(scale_permille) / 1000).min(b.hard)
+                };
+                self.used_ms() >= limit
             }
             _ => false,
         }
@@ -195,7 +211,8 @@ mod tests {
             b,
             Budget {
                 soft: 480,
-                hard: 480
+                hard: 480,
+                fixed: true
             }
         );
         assert!(budget(&Limits::depth(5), Color::White, 10, &p).is_none());
@@ -208,8 +225,30 @@ mod tests {
     }
 
     #[test]
+    fn a_fixed_movetime_is_not_cut_short_by_confidence() {
+        let budget = |fixed| Budget {
+            soft: 60_000,
+            hard: 60_000,
+            fixed,
+        };
+        // Scale 0: a confident search on the clock stops after any iteration.
+        assert!(Clock::new(Some(budget(false)), false).soft_expired(0));
+        // `go movetime` runs until its hard limit whatever the scale.
+        let c = Clock::new(Some(budget(true)), false);
+        assert!(!c.soft_expired(0));
+        assert!(!c.soft_expired(1000));
+    }
+
+    #[test]
     fn ponder_clock_starts_at_ponderhit() {
-        let c = Clock::new(Some(Budget { soft: 1, hard: 1 }), true);
+        let c = Clock::new(
+            Some(Budget {
+                soft: 1,
+                hard: 1,
+                fixed: false,
+            }),
+            true,
+        );
         std::thread::sleep(std::time::Duration::from_millis(5));
         assert!(!c.hard_expired(), "no limit while pondering");
         c.ponderhit();

@@ -137,6 +137,23 @@ fn movetime_is_respected() {
 }
 
 #[test]
+fn movetime_searches_all_its_time_even_with_one_root_move() {
+    // `go movetime` is a fixed time: no early stop for a stable best move or a single
+    // (here: searchmoves-restricted) root move, as under a clock.
+    let mut e = Engine::new();
+    let start = std::time::Instant::now();
+    let r = e.search(Limits {
+        movetime: Some(300),
+        searchmoves: vec!["e2e4".into()],
+        ..Limits::default()
+    });
+    let ms = start.elapsed().as_millis();
+    assert_eq!(r.best_move.as_deref(), Some("e2e4"));
+    assert!(r.depth >= 4, "stopped at depth {}", r.depth);
+    assert!(ms >= 200, "stopped after {ms} ms of 300");
+}
+
+#[test]
 fn pv_moves_are_legal() {
     let (_, infos) = search(
         "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",

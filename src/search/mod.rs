@@ -287,7 +287,11 @@ impl ThreadData {
         {
             return true;
         }
-        if sh.clock.budget().is_some() && !sh.clock.pondering() && sh.root_moves.len() == 1 {
+        // One legal move: nothing to decide, save the clock (but `go movetime` searches on).
+        if sh.clock.budget().is_some_and(|b| !b.fixed)
+            && !sh.clock.pondering()
+            && sh.root_moves.len() == 1
+        {
             return true;
         }
         sh.clock.soft_expired(scale)
