@@ -10,7 +10,7 @@ use shakmaty::{Move, MoveList, Role};
 
 use crate::history::{Histories, PieceTo};
 use crate::moves::Move16;
-use crate::position::Position;
+use crate::position::{CheckInfo, Position};
 use crate::see;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -82,6 +82,8 @@ pub struct MovePicker {
     skip_quiets: bool,
     /// Evasions come from the full generator, split afterwards.
     in_check: bool,
+    /// The node's check squares, to find the checking quiets once quiets are skipped.
+    check_info: Option<CheckInfo>,
 }
 
 impl MovePicker {
@@ -109,6 +111,7 @@ impl MovePicker {
             noisy_only: false,
             skip_quiets: false,
             in_check,
+            check_info: None,
         }
     }
 
@@ -120,10 +123,11 @@ impl MovePicker {
         mp
     }
 
-    /// Stop returning quiet moves (late move pruning), except those that give check;
-    /// captures still come.
-    pub fn skip_quiets(&mut self) {
+    /// Stop returning quiet moves (late move pruning), except those that give check (found
+    /// with the node's `check_info` where given); captures still come.
+    pub fn skip_quiets(&mut self, check_info: Option<CheckInfo>) {
         self.skip_quiets = true;
+        self.check_info = check_info;
     }
 
     /// Is the picker past the TT move and the good captures?
@@ -255,7 +259,7 @@ impl MovePicker {
                         _ => Stage::ScoreQuiets,
                     };
                     if let Some(m) = m.filter(|&m| Some(m) != self.tt_move)
-                        && (!self.skip_quiets || pos.gives_check(m))
+                        && (!self.skip_quiets || pos.gives_check_with(self.check_info.as_ref(), m))
                     {
                         return Some(m);
                     }
@@ -279,7 +283,8 @@ impl MovePicker {
                         // Only checking quiets from here on, in list order.
                         let m = self.moves[self.idx];
                         self.idx += 1;
-                        if !self.is_special(m) && pos.gives_check(m) {
+                        if !self.is_special(m) && pos.gives_check_with(self.check_info.as_ref(), m)
+                        {
                             return Some(m);
                         }
                         continue;
@@ -394,7 +399,7 @@ mod tests {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
         let hist = Histories::default();
         let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None, None], false);
-        mp.skip_quiets();
+        mp.skip_quiets(None);
         let got = all_moves(&mut mp, &pos, &hist);
         assert!(got.iter().all(|&m| is_noisy(m)));
         assert_eq!(

@@ -13,6 +13,18 @@ use shakmaty::{
 
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
+/// The checks one side to move can give: see [`Position::check_info`].
+#[derive(Clone, Copy, Debug)]
+pub struct CheckInfo {
+    /// Their king.
+    king: Square,
+    /// Our pieces standing alone between one of our sliders and their king.
+    blockers: Bitboard,
+    /// Squares from which our piece of each role would attack their king, indexed by
+    /// `Role as usize - 1` (pawn to queen).
+    squares: [Bitboard; 5],
+}
+
 /// One entry of the copy-make stack.
 #[derive(Clone, Debug)]
 struct State {
@@ -282,6 +294,68 @@ impl Position {
                 moves.extend(pos.castling_moves(side));
             }
         }
+    }
+
+    /// What [`Position::gives_check_with`] needs to answer for any move of this node: the
+    /// squares from which each of our pieces would check their king, and our pieces whose
+    /// move off the line would uncover a check. `None` without their king.
+    pub fn check_info(&self) -> Option<CheckInfo> {
+        let pos = self.board();
+        let b = pos.board();
+        let us = pos.turn();
+        let king = b.king_of(!us)?;
+        let occupied = b.occupied();
+        let ours = b.by_color(us);
+        let snipers = (attacks::rook_attacks(king, Bitboard::EMPTY) & (b.rooks() | b.queens())
+            | attacks::bishop_attacks(king, Bitboard::EMPTY) & (b.bishops() | b.queens()))
+            & ours;
+        let mut blockers = Bitboard::EMPTY;
+        for sniper in snipers {
+            let between = attacks::between(king, sniper) & occupied;
+            if !between.more_than_one() {
+                blockers |= between & ours;
+            }
+        }
+        let bishop = attacks::bishop_attacks(king, occupied);
+        let rook = attacks::rook_attacks(king, occupied);
+        Some(CheckInfo {
+            king,
+            blockers,
+            squares: [
+                attacks::pawn_attacks(!us, king),
+                attacks::knight_attacks(king),
+                bishop,
+                rook,
+                bishop | rook,
+            ],
+        })
+    }
+
+    /// [`Position::gives_check`] for a node that tries many moves: ordinary moves are looked
+    /// up in the node's [`CheckInfo`], the rest go the general way.
+    #[inline]
+    pub fn gives_check_with(&self, info: Option<&CheckInfo>, m: Move) -> bool {
+        if let (
+            Some(ci),
+            Move::Normal {
+                role,
+                from,
+                to,
+                promotion: None,
+                ..
+            },
+        ) = (info, m)
+        {
+            // Direct: a slider cannot have stood between `to` and the king on the line it
+            // moves along (it would be giving check now), so the squares seen from the king
+            // on the current board are exact.
+            if role != Role::King && ci.squares[role as usize - 1].contains(to) {
+                return true;
+            }
+            // Discovered: a blocker leaving its line.
+            return ci.blockers.contains(from) && !attacks::aligned(from, to, ci.king);
+        }
+        self.gives_check(m)
     }
 
     /// Does the legal move `m` give check? Direct and discovered checks are found from attack
@@ -737,11 +811,18 @@ mod tests {
                 all.sort_by_key(key);
                 legal.sort_by_key(key);
                 assert_eq!(all, legal, "all in {}", pos.fen());
+                let info = pos.check_info();
                 for &m in &legal {
                     pos.make(m);
                     let check = pos.in_check();
                     pos.unmake();
                     assert_eq!(pos.gives_check(m), check, "{m:?} in {}", pos.fen());
+                    assert_eq!(
+                        pos.gives_check_with(info.as_ref(), m),
+                        check,
+                        "{m:?} with check info in {}",
+                        pos.fen()
+                    );
                 }
                 *checked += 1;
             }

@@ -432,6 +432,7 @@ impl ThreadData {
         let mut captures: [Option<Move>; TRIED_CAP] = [None; TRIED_CAP];
         let (mut n_quiets, mut n_captures) = (0, 0);
         let turn = self.pos.turn();
+        let check_info = self.pos.check_info();
 
         while let Some(m) = picker.next(&self.pos, &self.hist) {
             if Move16::from_move(m) == excluded {
@@ -442,7 +443,7 @@ impl ThreadData {
             }
             move_count += 1;
             let is_quiet = !is_noisy(m);
-            let gives_check = self.pos.gives_check(m);
+            let gives_check = self.pos.gives_check_with(check_info.as_ref(), m);
             let stat = if is_quiet {
                 quiet_score(&self.pos, &self.hist, &cont, m)
             } else {
@@ -459,7 +460,7 @@ impl ThreadData {
                 if is_quiet && depth <= p.LMP_DEPTH && move_count >= lmp_limit(p, depth, improving)
                 {
                     self.stats.lmp += 1;
-                    picker.skip_quiets();
+                    picker.skip_quiets(check_info);
                     if !gives_check {
                         continue;
                     }
@@ -471,7 +472,7 @@ impl ThreadData {
                         && static_eval + futility_margin(p, lmr_depth) <= alpha
                     {
                         self.stats.futility += 1;
-                        picker.skip_quiets();
+                        picker.skip_quiets(check_info);
                         continue;
                     }
                     // History pruning: quiets that keep failing here.
