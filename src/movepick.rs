@@ -123,6 +123,19 @@ impl MovePicker {
         mp
     }
 
+    /// Picker for the first quiescence ply not in check with quiet checks on: noisy moves,
+    /// then the quiet moves that give check (found with the node's `check_info`).
+    pub fn new_qsearch_checks(
+        tt_move: Option<Move>,
+        cont: [Option<PieceTo>; 2],
+        check_info: Option<CheckInfo>,
+    ) -> Self {
+        let tt_move = tt_move.filter(|&m| is_noisy(m));
+        let mut mp = MovePicker::new(tt_move, [Move16::NONE; 2], Move16::NONE, cont, false);
+        mp.skip_quiets(check_info);
+        mp
+    }
+
     /// Stop returning quiet moves (late move pruning), except those that give check (found
     /// with the node's `check_info` where given); captures still come.
     pub fn skip_quiets(&mut self, check_info: Option<CheckInfo>) {
@@ -392,6 +405,37 @@ mod tests {
             all_moves(&mut mp, &check, &hist).len(),
             check.legal_moves().len()
         );
+    }
+
+    #[test]
+    fn qsearch_checks_returns_noisy_moves_and_exactly_the_quiet_checks() {
+        let hist = Histories::default();
+        for fen in [
+            // Direct quiet checks by the a1 rook and the knight, discovered ones by the
+            // knight in front of the e1 rook.
+            "4k3/8/2p5/8/4N3/8/1B6/R3RK2 w - - 0 1",
+            // Castling that checks (the general path).
+            "5k2/8/8/8/8/8/8/4K2R w K - 0 1",
+            // An under-promotion to a knight that checks (quiet: only queen promotions are
+            // noisy).
+            "8/5P2/4k3/8/8/8/8/4K3 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen, CastlingMode::Standard).unwrap();
+            let legal = pos.legal_moves();
+            let want: HashSet<Move> = legal
+                .iter()
+                .copied()
+                .filter(|&m| is_noisy(m) || pos.gives_check(m))
+                .collect();
+            assert!(
+                want.iter().any(|&m| !is_noisy(m)),
+                "{fen}: the position should have a quiet check"
+            );
+            let mut mp = MovePicker::new_qsearch_checks(None, [None, None], pos.check_info());
+            let got = all_moves(&mut mp, &pos, &hist);
+            assert_eq!(got.len(), want.len(), "{fen}: a move twice or missing");
+            assert_eq!(got.iter().copied().collect::<HashSet<_>>(), want, "{fen}");
+        }
     }
 
     #[test]

@@ -197,6 +197,9 @@ define_params! {
     // though it saves bench nodes (docs/search.md).
     QS_SEE_MARGIN      = 0,    0,  300, 10, "skip captures whose SEE is below -MARGIN";
     QS_DELTA           = 1000, 0, 1000, 25, "delta pruning margin over the captured piece (cp; 1000: off in effect)";
+    // Quiet checks at the first quiescence ply: off by default, neutral in games (-5.8 +/-
+    // 25.8) while costing 2.7% more instructions per node than the 0.6% nodes it saves.
+    QS_CHECKS          = 0,    0,    1,  1, "quiet checks at the first quiescence ply (0: off)";
 
     // History updates: bonus = clamp(MUL * depth - BASE, 0, MAX).
     HIST_BONUS_MUL     = 300,  50, 1000, 20, "history bonus per ply of depth";
@@ -254,6 +257,7 @@ pub const DEFAULT_OFF: &[(&str, &[(&str, i32)])] = &[
     ("check extension", &[("EXT_CHECK", 1)]),
     ("internal iterative reduction", &[("IIR_DEPTH", 4)]),
     ("quiescence delta pruning", &[("QS_DELTA", 200)]),
+    ("quiescence checks", &[("QS_CHECKS", 1)]),
     (
         "correction history",
         &[("CORR_PAWN_WEIGHT", 100), ("CORR_NONPAWN_WEIGHT", 50)],

@@ -188,9 +188,9 @@ impl ThreadData {
         // Step 1. At the horizon, resolve captures with the quiescence search.
         if depth <= 0 {
             return if N::PV {
-                self.qsearch::<Pv>(sh, alpha, beta)
+                self.qsearch::<Pv>(sh, alpha, beta, true)
             } else {
-                self.qsearch::<NonPv>(sh, alpha, beta)
+                self.qsearch::<NonPv>(sh, alpha, beta, true)
             };
         }
 
@@ -302,7 +302,7 @@ impl ThreadData {
 
         // Step 6. Razoring: hopeless nodes near the horizon go straight to quiescence.
         if prunable && depth <= p.RAZOR_DEPTH && eval + razor_margin(p, depth) <= alpha {
-            let score = self.qsearch::<NonPv>(sh, alpha, alpha + 1);
+            let score = self.qsearch::<NonPv>(sh, alpha, alpha + 1, true);
             if score <= alpha {
                 self.stats.razor += 1;
                 return score;
@@ -382,7 +382,7 @@ impl ThreadData {
                     continue;
                 }
                 self.make_move(ply, m);
-                let mut score = -self.qsearch::<NonPv>(sh, -probcut_beta, -probcut_beta + 1);
+                let mut score = -self.qsearch::<NonPv>(sh, -probcut_beta, -probcut_beta + 1, false);
                 if score >= probcut_beta {
                     score = -self.negamax::<NonPv>(
                         sh,

@@ -1,5 +1,5 @@
 //! Quiescence search: captures and queen promotions until the position is quiet, with stand
-//! pat; all evasions when in check.
+//! pat; all evasions when in check; quiet checks at its first ply when `QS_CHECKS` is on.
 
 use super::Node;
 use super::negamax::{EVAL_NONE, tt_cuts, tt_refines};
@@ -13,7 +13,15 @@ use crate::thread::{SearchShared, ThreadData};
 use crate::tt::Bound;
 
 impl ThreadData {
-    pub(crate) fn qsearch<N: Node>(&mut self, sh: &SearchShared, mut alpha: i32, beta: i32) -> i32 {
+    /// `checks`: this is the first quiescence ply below the main search, where quiet checks
+    /// are searched too when `QS_CHECKS` is on.
+    pub(crate) fn qsearch<N: Node>(
+        &mut self,
+        sh: &SearchShared,
+        mut alpha: i32,
+        beta: i32,
+        checks: bool,
+    ) -> i32 {
         let ply = self.pos.search_ply();
 
         // Step 1. Count the node; unwind if the search is over.
@@ -92,7 +100,11 @@ impl ThreadData {
         // check: a capture that mates gains far more than the piece).
         let p = crate::params::active(&sh.params);
         let cont = self.cont_keys(ply);
-        let mut picker = MovePicker::new_qsearch(tt_move, in_check, cont);
+        let mut picker = if checks && !in_check && p.QS_CHECKS != 0 {
+            MovePicker::new_qsearch_checks(tt_move, cont, self.pos.check_info())
+        } else {
+            MovePicker::new_qsearch(tt_move, in_check, cont)
+        };
         let mut best_move = None;
         let mut move_count = 0;
         while let Some(m) = picker.next(&self.pos, &self.hist) {
@@ -112,7 +124,7 @@ impl ThreadData {
             self.stack.at_mut(ply).piece_to = Some(PieceTo::of(self.pos.turn(), m));
             self.stack.at_mut(ply).null_move = false;
             self.pos.make(m);
-            let score = -self.qsearch::<N>(sh, -beta, -alpha);
+            let score = -self.qsearch::<N>(sh, -beta, -alpha, false);
             self.pos.unmake();
             if self.aborted(sh) {
                 return 0;
