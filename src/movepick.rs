@@ -296,7 +296,8 @@ impl MovePicker {
                         // Only checking quiets from here on, in list order.
                         let m = self.moves[self.idx];
                         self.idx += 1;
-                        if !self.is_special(m) && pos.gives_check_with(self.check_info.as_ref(), m)
+                        // Most quiets give no check: ask that first.
+                        if pos.gives_check_with(self.check_info.as_ref(), m) && !self.is_special(m)
                         {
                             return Some(m);
                         }
