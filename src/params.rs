@@ -198,7 +198,7 @@ define_params! {
     QS_SEE_MARGIN      = 0,    0,  300, 10, "skip captures whose SEE is below -MARGIN";
     QS_DELTA           = 1000, 0, 1000, 25, "delta pruning margin over the captured piece (cp; 1000: off in effect)";
     // Quiet checks at the first quiescence ply: off by default, neutral in games (-5.8 +/-
-    // 25.8) while costing 2.7% more instructions per node than the 0.6% nodes it saves.
+    // 25.8); it saves 0.6% of the bench nodes but costs about 2.7% more instructions per node.
     QS_CHECKS          = 0,    0,    1,  1, "quiet checks at the first quiescence ply (0: off)";
 
     // History updates: bonus = clamp(MUL * depth - BASE, 0, MAX).
