@@ -18,6 +18,8 @@ use crate::time::Limits;
 pub enum TimeControl {
     /// A fixed node budget per move (reproducible with one thread).
     Nodes(u64),
+    /// No new iteration after `soft` nodes, a hard stop at `hard` (data generation).
+    SoftNodes { soft: u64, hard: u64 },
     /// A fixed depth per move.
     Depth(i32),
     /// A clock per side in milliseconds, with an increment per move.
@@ -184,6 +186,11 @@ pub fn play_game(
         engine.set_position(Some(&start), &move_refs)?;
         let limits = match tc {
             TimeControl::Nodes(n) => Limits::nodes(n),
+            TimeControl::SoftNodes { soft, hard } => Limits {
+                soft_nodes: Some(soft),
+                nodes: Some(hard),
+                ..Limits::default()
+            },
             TimeControl::Depth(d) => Limits::depth(d),
             TimeControl::Clock { inc_ms, .. } => Limits {
                 wtime: Some(clocks[shakmaty::Color::White as usize].max(0) as u64),

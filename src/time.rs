@@ -17,6 +17,9 @@ pub struct Limits {
     pub movestogo: Option<u64>,
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
+    /// Start no new iteration once this many nodes are searched (data generation); `nodes`
+    /// stays the hard limit.
+    pub soft_nodes: Option<u64>,
     pub movetime: Option<u64>,
     pub mate: Option<i32>,
     pub infinite: bool,

@@ -281,6 +281,9 @@ impl ThreadData {
         if sh.stopped() {
             return true;
         }
+        if sh.limits.soft_nodes.is_some_and(|n| sh.nodes.total() >= n) {
+            return true;
+        }
         if let (Some(n), Some(m)) = (sh.limits.mate, mate_moves(score))
             && m > 0
             && m <= n

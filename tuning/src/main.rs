@@ -1,14 +1,18 @@
 //! `shears-tune`: the local tuning tools of Shears.
 //!
 //! - `shears-tune spsa ...`: SPSA over the search parameters (see tuning/README.md).
-//! - `shears-tune datagen ...`: self-play positions labelled with results.
+//! - `shears-tune datagen ...`: self-play games in viriformat for training networks.
+//! - `shears-tune texel-data ...`: self-play positions labelled with results (text, for `texel`).
 //! - `shears-tune texel ...`: fits the evaluation weights to such positions.
 
 mod datagen;
+mod nnue_data;
 mod plot;
 mod spsa;
 mod texel;
+mod texel_data;
 mod tune;
+mod viriformat;
 
 use std::path::PathBuf;
 
@@ -17,7 +21,10 @@ const USAGE: &str = "usage:
                    [--tc 8+0.08|nodes=N|depth=N] [--concurrency N] [--hash MB] [--seed N]
                    [--runner inprocess|fastchess] [--fastchess CMD] [--engine PATH]
                    [--resign CP] [--draw CP] [--quiet]
-  shears-tune datagen --book FILE --out FILE [--games N] [--nodes N] [--threads N] [--random-plies N] [--seed N]
+  shears-tune datagen --out DIR [--games N] [--soft-nodes N] [--hard-nodes N] [--threads N]
+                      [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB] [--quiet]
+  shears-tune datagen --stats DIR
+  shears-tune texel-data --book FILE --out FILE [--games N] [--nodes N] [--threads N] [--random-plies N] [--seed N]
   shears-tune texel --data FILE[,FILE...] --out src/eval_weights.rs [--epochs N] [--lr X] [--lambda X] [--threads N] [--limit N] [--reg X]";
 
 /// `--name value` pairs after the subcommand.
@@ -58,7 +65,30 @@ fn main() {
     let args = Args(argv);
     let result = match cmd.as_str() {
         "datagen" => (|| {
+            if let Some(dir) = args.get("--stats") {
+                return datagen::print_stats(&PathBuf::from(dir));
+            }
+            let soft_nodes = args.num("--soft-nodes", 5000)?;
             datagen::run(&datagen::Config {
+                out: args.path("--out")?,
+                games: args.num("--games", u64::MAX)?,
+                soft_nodes,
+                hard_nodes: args.num("--hard-nodes", soft_nodes.saturating_mul(20))?,
+                threads: args.num("--threads", 1)?,
+                book: args.get("--book").map(PathBuf::from),
+                random_plies: args.num("--random-plies", 8)?,
+                opening_limit: args.num("--opening-limit", 1000)?,
+                seed: args
+                    .get("--seed")
+                    .map(str::parse)
+                    .transpose()
+                    .map_err(|_| "--seed: not a number")?,
+                hash_mb: args.num("--hash", 16)?,
+                progress: !args.0.iter().any(|a| a == "--quiet"),
+            })
+        })(),
+        "texel-data" => (|| {
+            texel_data::run(&texel_data::Config {
                 games: args.num("--games", 1000)?,
                 nodes: args.num("--nodes", 5000)?,
                 threads: args.num("--threads", 1)?,

@@ -19,9 +19,9 @@ use shears::Engine;
 use shears::params::{DEFAULT_R_END, PARAM_SPECS, ParamSpec, Params};
 use shears::selfplay::{Adjudication, Outcome, TimeControl, play_game, read_book};
 
-use crate::datagen::random_start;
 use crate::plot;
 use crate::spsa::{Probe, Schedule, Spsa};
+use crate::texel_data::random_start;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Runner {
@@ -90,6 +90,7 @@ pub fn parse_tc(text: &str) -> Result<TimeControl, String> {
 fn tc_text(tc: TimeControl) -> String {
     match tc {
         TimeControl::Nodes(n) => format!("nodes={n}"),
+        TimeControl::SoftNodes { soft, hard } => format!("softnodes={soft}/{hard}"),
         TimeControl::Depth(d) => format!("depth={d}"),
         TimeControl::Clock { base_ms, inc_ms } => {
             format!("{}+{}", base_ms as f64 / 1000.0, inc_ms as f64 / 1000.0)
