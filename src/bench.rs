@@ -86,7 +86,7 @@ pub fn run(depth: i32) -> BenchResult {
 }
 
 /// Runs the bench on `engine` (its parameters; one thread, 16 MB, cleared before each position).
-pub fn run_with(depth: i32, engine: &mut Engine) -> BenchResult {
+pub(crate) fn run_with(depth: i32, engine: &mut Engine) -> BenchResult {
     let setup = [("Threads", "1"), ("Hash", "16")];
     for (name, value) in setup {
         // Both values are always valid.

@@ -7,7 +7,9 @@ use shakmaty::{CastlingMode, Move};
 
 use crate::params::{self, Params};
 use crate::position::Position;
-use crate::thread::{Reporter, SearchResult, SearchShared, Silent, ThreadPool};
+use crate::search::shared::SearchShared;
+use crate::search::{Reporter, SearchResult, Silent};
+use crate::thread::ThreadPool;
 use crate::time::{Clock, Limits, budget};
 use crate::tt::{MAX_HASH_MB, TranspositionTable};
 
@@ -15,10 +17,10 @@ pub const NAME: &str = "Shears";
 pub const AUTHOR: &str = "the Shears developers";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-pub const DEFAULT_HASH_MB: usize = 16;
+pub(crate) const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_THREADS: usize = 1024;
-pub const DEFAULT_MOVE_OVERHEAD: u64 = 10;
-pub const MAX_MOVE_OVERHEAD: u64 = 5000;
+pub(crate) const DEFAULT_MOVE_OVERHEAD: u64 = 10;
+pub(crate) const MAX_MOVE_OVERHEAD: u64 = 5000;
 
 /// Engine options that are not search parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +55,7 @@ pub struct Engine {
 }
 
 /// `option ...` lines of every engine option and every parameter, in UCI form.
-pub fn uci_options() -> Vec<String> {
+pub(crate) fn uci_options() -> Vec<String> {
     let mut lines = vec![
         format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
         format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
@@ -128,7 +130,7 @@ impl Engine {
         &self.options
     }
 
-    pub fn set_debug(&mut self, on: bool) {
+    pub(crate) fn set_debug(&mut self, on: bool) {
         self.debug = on;
     }
 
@@ -141,14 +143,14 @@ impl Engine {
     }
 
     /// Does the current search run until `stop` (`go infinite` or `go ponder` not yet hit)?
-    pub fn current_waits_for_stop(&self) -> bool {
+    pub(crate) fn current_waits_for_stop(&self) -> bool {
         self.current
             .as_ref()
             .is_some_and(|s| s.limits.infinite || s.clock.pondering())
     }
 
     /// Is a search running (not yet published its result)?
-    pub fn is_searching(&self) -> bool {
+    pub(crate) fn is_searching(&self) -> bool {
         self.current.as_ref().is_some_and(|s| !s.is_done())
     }
 

@@ -47,45 +47,45 @@ impl std::ops::Mul<i32> for S {
 }
 
 /// Game phase weight of each role (pawn, knight, bishop, rook, queen, king).
-pub const PHASE_WEIGHTS: [i32; 6] = [0, 1, 1, 2, 4, 0];
+pub(crate) const PHASE_WEIGHTS: [i32; 6] = [0, 1, 1, 2, 4, 0];
 pub const MAX_PHASE: i32 = 24;
 
 // Term layout of the weight vector: each constant is the first index of a group.
 pub const MATERIAL: usize = 0;
 pub const PST: usize = MATERIAL + 6;
-pub const MOB_KNIGHT: usize = PST + 6 * 64;
-pub const MOB_BISHOP: usize = MOB_KNIGHT + 9;
-pub const MOB_ROOK: usize = MOB_BISHOP + 14;
-pub const MOB_QUEEN: usize = MOB_ROOK + 15;
-pub const BISHOP_PAIR: usize = MOB_QUEEN + 28;
-pub const DOUBLED_PAWN: usize = BISHOP_PAIR + 1;
-pub const ISOLATED_PAWN: usize = DOUBLED_PAWN + 1;
+pub(crate) const MOB_KNIGHT: usize = PST + 6 * 64;
+pub(crate) const MOB_BISHOP: usize = MOB_KNIGHT + 9;
+pub(crate) const MOB_ROOK: usize = MOB_BISHOP + 14;
+pub(crate) const MOB_QUEEN: usize = MOB_ROOK + 15;
+pub(crate) const BISHOP_PAIR: usize = MOB_QUEEN + 28;
+pub(crate) const DOUBLED_PAWN: usize = BISHOP_PAIR + 1;
+pub(crate) const ISOLATED_PAWN: usize = DOUBLED_PAWN + 1;
 /// By relative rank of the pawn.
-pub const CONNECTED_PAWN: usize = ISOLATED_PAWN + 1;
+pub(crate) const CONNECTED_PAWN: usize = ISOLATED_PAWN + 1;
 /// By relative rank of the passed pawn.
-pub const PASSED_PAWN: usize = CONNECTED_PAWN + 8;
+pub(crate) const PASSED_PAWN: usize = CONNECTED_PAWN + 8;
 /// By distance of our king to the square in front of a passed pawn.
-pub const PASSED_OWN_KING: usize = PASSED_PAWN + 8;
+pub(crate) const PASSED_OWN_KING: usize = PASSED_PAWN + 8;
 /// By distance of their king to the square in front of a passed pawn.
-pub const PASSED_THEIR_KING: usize = PASSED_OWN_KING + 8;
+pub(crate) const PASSED_THEIR_KING: usize = PASSED_OWN_KING + 8;
 /// A passed pawn whose next square is occupied.
-pub const PASSED_BLOCKED: usize = PASSED_THEIR_KING + 8;
-pub const ROOK_OPEN_FILE: usize = PASSED_BLOCKED + 1;
-pub const ROOK_SEMI_OPEN_FILE: usize = ROOK_OPEN_FILE + 1;
+pub(crate) const PASSED_BLOCKED: usize = PASSED_THEIR_KING + 8;
+pub(crate) const ROOK_OPEN_FILE: usize = PASSED_BLOCKED + 1;
+pub(crate) const ROOK_SEMI_OPEN_FILE: usize = ROOK_OPEN_FILE + 1;
 /// Enemy pieces attacked by our pawns, by victim role.
-pub const THREAT_BY_PAWN: usize = ROOK_SEMI_OPEN_FILE + 1;
+pub(crate) const THREAT_BY_PAWN: usize = ROOK_SEMI_OPEN_FILE + 1;
 /// Enemy pieces attacked by our knights or bishops, by victim role.
-pub const THREAT_BY_MINOR: usize = THREAT_BY_PAWN + 6;
+pub(crate) const THREAT_BY_MINOR: usize = THREAT_BY_PAWN + 6;
 /// Enemy pieces attacked by our rooks, by victim role.
-pub const THREAT_BY_ROOK: usize = THREAT_BY_MINOR + 6;
+pub(crate) const THREAT_BY_ROOK: usize = THREAT_BY_MINOR + 6;
 /// Enemy pieces (not pawns) we attack and they do not defend.
-pub const HANGING: usize = THREAT_BY_ROOK + 6;
+pub(crate) const HANGING: usize = THREAT_BY_ROOK + 6;
 /// By number of our pawns (0-3) on the two squares ahead of our king and beside them.
-pub const KING_SHELTER: usize = HANGING + 1;
+pub(crate) const KING_SHELTER: usize = HANGING + 1;
 /// By attack units on the enemy king zone.
-pub const KING_DANGER: usize = KING_SHELTER + 4;
-pub const KING_DANGER_SIZE: usize = 32;
-pub const TEMPO: usize = KING_DANGER + KING_DANGER_SIZE;
+pub(crate) const KING_DANGER: usize = KING_SHELTER + 4;
+pub(crate) const KING_DANGER_SIZE: usize = 32;
+pub(crate) const TEMPO: usize = KING_DANGER + KING_DANGER_SIZE;
 pub const NUM_TERMS: usize = TEMPO + 1;
 
 /// Names of the term groups, with their first index and size (for the tuner's output).
@@ -212,7 +212,7 @@ pub trait Trace {
 }
 
 /// The evaluation with no tracing.
-pub struct NoTrace;
+pub(crate) struct NoTrace;
 
 impl Trace for NoTrace {
     const ENABLED: bool = false;
@@ -222,7 +222,7 @@ impl Trace for NoTrace {
 
 /// Material and piece-square value of one piece, from White's point of view.
 #[inline(always)]
-pub fn psq_value(color: Color, role: Role, sq: Square) -> S {
+pub(crate) fn psq_value(color: Color, role: Role, sq: Square) -> S {
     let ri = role as usize - 1;
     let mut v = WEIGHTS[MATERIAL + ri];
     v += WEIGHTS[PST + ri * 64 + relative(color, sq)];
@@ -251,7 +251,7 @@ pub fn evaluate(pos: &Position) -> i32 {
 
 /// [`evaluate`] with a pawn-structure cache (what the search uses).
 #[inline]
-pub fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
+pub(crate) fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
     let board = shakmaty::Position::board(pos.board());
     let (score, phase) = terms(
         board,
@@ -273,7 +273,7 @@ struct PawnEntry {
 }
 
 /// Per-thread cache of pawn-structure evaluations, indexed by the pawn key.
-pub struct PawnCache {
+pub(crate) struct PawnCache {
     entries: Vec<PawnEntry>,
 }
 
@@ -572,12 +572,6 @@ fn terms<T: Trace>(
 
     acc.add(turn, TEMPO, 1);
     (acc.score, phase(board))
-}
-
-/// Evaluates `board` from `turn`'s point of view, reporting every term to `trace`.
-pub fn evaluate_board<T: Trace>(board: &Board, turn: Color, trace: &mut T) -> i32 {
-    let (score, phase) = evaluate_terms(board, turn, trace);
-    finish(board, turn, score, phase)
 }
 
 /// Endgame scale in 64ths: drawish material gets less.

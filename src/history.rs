@@ -8,16 +8,16 @@ use shakmaty::{Color, Move, Role, Square};
 
 use crate::moves::{Move16, piece_index};
 
-pub const HISTORY_MAX: i32 = 16_384;
+pub(crate) const HISTORY_MAX: i32 = 16_384;
 /// Entries of each correction-history table (per side to move).
-pub const CORR_SIZE: usize = 16_384;
+pub(crate) const CORR_SIZE: usize = 16_384;
 /// Correction history values are in units of 1/CORR_GRAIN centipawn.
-pub const CORR_GRAIN: i32 = 256;
-pub const CORR_MAX: i32 = CORR_GRAIN * 64;
+pub(crate) const CORR_GRAIN: i32 = 256;
+pub(crate) const CORR_MAX: i32 = CORR_GRAIN * 64;
 
 /// Moves `entry` towards `bonus`'s bound: `e += b - e * |b| / MAX`.
 #[inline]
-pub fn gravity(entry: &mut i16, bonus: i32) {
+pub(crate) fn gravity(entry: &mut i16, bonus: i32) {
     let b = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
     let e = i32::from(*entry);
     *entry = (e + b - e * b.abs() / HISTORY_MAX) as i16;
@@ -25,7 +25,7 @@ pub fn gravity(entry: &mut i16, bonus: i32) {
 
 /// Key of a move for continuation history: the moved piece and its destination.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PieceTo(u16);
+pub(crate) struct PieceTo(u16);
 
 impl PieceTo {
     #[inline]
@@ -52,7 +52,7 @@ impl PieceTo {
     }
 
     #[inline]
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self.0 as usize
     }
 }
@@ -60,7 +60,7 @@ impl PieceTo {
 const PIECE_TO: usize = 12 * 64;
 
 /// Per-thread history tables. Reset on `ucinewgame`, kept across the moves of a game.
-pub struct Histories {
+pub(crate) struct Histories {
     /// Quiet moves by side, from-square and to-square.
     butterfly: Vec<i16>,
     /// Captures by moving piece, destination and captured role.
@@ -115,12 +115,12 @@ impl Histories {
     }
 
     #[inline]
-    pub fn butterfly(&self, color: Color, m: Move) -> i32 {
+    pub(crate) fn butterfly(&self, color: Color, m: Move) -> i32 {
         i32::from(self.butterfly[color as usize * 4096 + from_to(m)])
     }
 
     #[inline]
-    pub fn update_butterfly(&mut self, color: Color, m: Move, bonus: i32) {
+    pub(crate) fn update_butterfly(&mut self, color: Color, m: Move, bonus: i32) {
         gravity(
             &mut self.butterfly[color as usize * 4096 + from_to(m)],
             bonus,
@@ -134,20 +134,20 @@ impl Histories {
     }
 
     #[inline]
-    pub fn update_capture(&mut self, color: Color, m: Move, bonus: i32) {
+    pub(crate) fn update_capture(&mut self, color: Color, m: Move, bonus: i32) {
         let pt = PieceTo::of(color, m).index();
         gravity(&mut self.capture[pt * 6 + captured_index(m)], bonus);
     }
 
     #[inline]
-    pub fn continuation(&self, prev: Option<PieceTo>, cur: PieceTo) -> i32 {
+    pub(crate) fn continuation(&self, prev: Option<PieceTo>, cur: PieceTo) -> i32 {
         prev.map_or(0, |p| {
             i32::from(self.continuation[p.index() * PIECE_TO + cur.index()])
         })
     }
 
     #[inline]
-    pub fn update_continuation(&mut self, prev: Option<PieceTo>, cur: PieceTo, bonus: i32) {
+    pub(crate) fn update_continuation(&mut self, prev: Option<PieceTo>, cur: PieceTo, bonus: i32) {
         if let Some(p) = prev {
             gravity(
                 &mut self.continuation[p.index() * PIECE_TO + cur.index()],
@@ -157,12 +157,12 @@ impl Histories {
     }
 
     #[inline]
-    pub fn counter(&self, prev: Option<PieceTo>) -> Move16 {
+    pub(crate) fn counter(&self, prev: Option<PieceTo>) -> Move16 {
         prev.map_or(Move16::NONE, |p| self.counter[p.index()])
     }
 
     #[inline]
-    pub fn set_counter(&mut self, prev: Option<PieceTo>, m: Move) {
+    pub(crate) fn set_counter(&mut self, prev: Option<PieceTo>, m: Move) {
         if let Some(p) = prev {
             self.counter[p.index()] = Move16::from_move(m);
         }
@@ -181,7 +181,7 @@ impl Histories {
     /// Correction to add to the raw static eval, in centipawns, with the pawn and non-pawn
     /// parts weighted by `weights` (percent).
     #[inline]
-    pub fn correction(
+    pub(crate) fn correction(
         &self,
         color: Color,
         pawn_key: u64,
@@ -197,7 +197,7 @@ impl Histories {
     /// Moves the correction entries towards `diff` (search score minus static eval, cp),
     /// weighted by depth.
     #[inline]
-    pub fn update_correction(
+    pub(crate) fn update_correction(
         &mut self,
         color: Color,
         pawn_key: u64,

@@ -30,13 +30,13 @@ enum Stage {
 
 /// Captures and queen promotions.
 #[inline]
-pub fn is_noisy(m: Move) -> bool {
+pub(crate) fn is_noisy(m: Move) -> bool {
     m.is_capture() || m.promotion() == Some(Role::Queen)
 }
 
 /// Ordering score of a noisy move: victim first, then capture history.
 #[inline]
-pub fn noisy_score(pos: &Position, hist: &Histories, m: Move) -> i32 {
+pub(crate) fn noisy_score(pos: &Position, hist: &Histories, m: Move) -> i32 {
     let victim = match m {
         Move::EnPassant { .. } => see::value(Role::Pawn),
         _ => m.capture().map_or(0, see::value),
@@ -51,7 +51,12 @@ pub fn noisy_score(pos: &Position, hist: &Histories, m: Move) -> i32 {
 
 /// History score of a quiet move (butterfly plus continuation histories).
 #[inline]
-pub fn quiet_score(pos: &Position, hist: &Histories, cont: &[Option<PieceTo>; 2], m: Move) -> i32 {
+pub(crate) fn quiet_score(
+    pos: &Position,
+    hist: &Histories,
+    cont: &[Option<PieceTo>; 2],
+    m: Move,
+) -> i32 {
     let turn = pos.turn();
     let pt = PieceTo::of(turn, m);
     let mut score =
@@ -63,7 +68,7 @@ pub fn quiet_score(pos: &Position, hist: &Histories, cont: &[Option<PieceTo>; 2]
     score
 }
 
-pub struct MovePicker {
+pub(crate) struct MovePicker {
     stage: Stage,
     tt_move: Option<Move>,
     killers: [Option<Move>; 2],
@@ -116,7 +121,11 @@ impl MovePicker {
     }
 
     /// Picker for the quiescence search: noisy moves only, unless in check (all evasions).
-    pub fn new_qsearch(tt_move: Option<Move>, in_check: bool, cont: [Option<PieceTo>; 2]) -> Self {
+    pub(crate) fn new_qsearch(
+        tt_move: Option<Move>,
+        in_check: bool,
+        cont: [Option<PieceTo>; 2],
+    ) -> Self {
         let tt_move = tt_move.filter(|&m| in_check || is_noisy(m));
         let mut mp = MovePicker::new(tt_move, [Move16::NONE; 2], Move16::NONE, cont, in_check);
         mp.noisy_only = !in_check;
@@ -125,7 +134,7 @@ impl MovePicker {
 
     /// Picker for the first quiescence ply not in check with quiet checks on: noisy moves,
     /// then the quiet moves that give check (found with the node's `check_info`).
-    pub fn new_qsearch_checks(
+    pub(crate) fn new_qsearch_checks(
         tt_move: Option<Move>,
         cont: [Option<PieceTo>; 2],
         check_info: Option<CheckInfo>,
@@ -138,14 +147,9 @@ impl MovePicker {
 
     /// Stop returning quiet moves (late move pruning), except those that give check (found
     /// with the node's `check_info` where given); captures still come.
-    pub fn skip_quiets(&mut self, check_info: Option<CheckInfo>) {
+    pub(crate) fn skip_quiets(&mut self, check_info: Option<CheckInfo>) {
         self.skip_quiets = true;
         self.check_info = check_info;
-    }
-
-    /// Is the picker past the TT move and the good captures?
-    pub fn in_late_stages(&self) -> bool {
-        self.stage > Stage::GoodNoisy
     }
 
     /// Noisy moves first (all legal moves when in check, split noisy-first).

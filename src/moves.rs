@@ -7,17 +7,17 @@
 use shakmaty::{Chess, Move, Position as _, Role, Square};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Move16(pub u16);
+pub(crate) struct Move16(pub u16);
 
 const KIND_EN_PASSANT: u16 = 1;
 const KIND_CASTLE: u16 = 2;
 const KIND_PROMOTION: u16 = 4;
 
 impl Move16 {
-    pub const NONE: Move16 = Move16(0);
+    pub(crate) const NONE: Move16 = Move16(0);
 
     #[inline]
-    pub fn is_none(self) -> bool {
+    pub(crate) fn is_none(self) -> bool {
         self.0 == 0
     }
 
@@ -27,7 +27,7 @@ impl Move16 {
     }
 
     #[inline]
-    pub fn from_move(m: Move) -> Move16 {
+    pub(crate) fn from_move(m: Move) -> Move16 {
         let (from, to, kind) = match m {
             Move::Normal {
                 from,
@@ -47,12 +47,12 @@ impl Move16 {
     }
 
     #[inline]
-    pub fn from_sq(self) -> Square {
+    pub(crate) fn origin(self) -> Square {
         Square::new(u32::from(self.0 & 63))
     }
 
     #[inline]
-    pub fn to_sq(self) -> Square {
+    pub(crate) fn to_sq(self) -> Square {
         Square::new(u32::from((self.0 >> 6) & 63))
     }
 
@@ -62,7 +62,7 @@ impl Move16 {
         if self.is_none() {
             return None;
         }
-        let from = self.from_sq();
+        let from = self.origin();
         let to = self.to_sq();
         let kind = self.0 >> 12;
         let b = board.board();
@@ -106,7 +106,7 @@ fn promotion_role(i: u16) -> Role {
 
 /// Index of a piece (colour and role) in 0..12 for history tables.
 #[inline]
-pub fn piece_index(color: shakmaty::Color, role: Role) -> usize {
+pub(crate) fn piece_index(color: shakmaty::Color, role: Role) -> usize {
     (color as usize) * 6 + (role as usize - 1)
 }
 

@@ -60,7 +60,7 @@ impl std::fmt::Display for ParamError {
 /// into the code as constants: `bench` on both builds (same node count, compare NPS) shows what
 /// reading the table at run time costs.
 #[inline(always)]
-pub fn active(live: &Params) -> &Params {
+pub(crate) fn active(live: &Params) -> &Params {
     #[cfg(feature = "fixed-params")]
     {
         let _ = live;
@@ -292,7 +292,7 @@ impl Params {
 }
 
 /// `option name X type spin default D min A max B` lines for every parameter.
-pub fn uci_option_lines() -> Vec<String> {
+pub(crate) fn uci_option_lines() -> Vec<String> {
     PARAM_SPECS
         .iter()
         .map(|s| {

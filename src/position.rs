@@ -15,7 +15,7 @@ pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq 
 
 /// The checks one side to move can give: see [`Position::check_info`].
 #[derive(Clone, Copy, Debug)]
-pub struct CheckInfo {
+pub(crate) struct CheckInfo {
     /// Their king.
     king: Square,
     /// Our pieces standing alone between one of our sliders and their king.
@@ -60,7 +60,7 @@ impl Default for Position {
 }
 
 impl Position {
-    pub fn from_board(board: Chess, mode: CastlingMode) -> Position {
+    pub(crate) fn from_board(board: Chess, mode: CastlingMode) -> Position {
         let hash = full_hash(&board);
         let psq = eval::psq_full(board.board());
         Position {
@@ -127,11 +127,6 @@ impl Position {
     }
 
     #[inline]
-    pub fn checkers(&self) -> Bitboard {
-        self.board().checkers()
-    }
-
-    #[inline]
     pub fn legal_moves(&self) -> MoveList {
         self.board().legal_moves()
     }
@@ -168,7 +163,7 @@ impl Position {
     /// Legal captures, en passant and queen promotions (the quiescence moves; captures that
     /// under-promote are left out), appended to `moves`. Only valid when the side to move is
     /// not in check (evasions come from [`Position::legal_moves`]).
-    pub fn noisy_moves(&self, moves: &mut MoveList) {
+    pub(crate) fn noisy_moves(&self, moves: &mut MoveList) {
         debug_assert!(!self.in_check());
         let Some(g) = self.gen_context() else {
             return;
@@ -214,7 +209,7 @@ impl Position {
 
     /// Every legal move that [`Position::noisy_moves`] leaves out (quiet moves, castling,
     /// under-promotions), appended to `moves`. Only valid when not in check.
-    pub fn quiet_moves(&self, moves: &mut MoveList) {
+    pub(crate) fn quiet_moves(&self, moves: &mut MoveList) {
         debug_assert!(!self.in_check());
         let Some(g) = self.gen_context() else {
             return;
@@ -299,7 +294,7 @@ impl Position {
     /// What [`Position::gives_check_with`] needs to answer for any move of this node: the
     /// squares from which each of our pieces would check their king, and our pieces whose
     /// move off the line would uncover a check. `None` without their king.
-    pub fn check_info(&self) -> Option<CheckInfo> {
+    pub(crate) fn check_info(&self) -> Option<CheckInfo> {
         let pos = self.board();
         let b = pos.board();
         let us = pos.turn();
@@ -334,7 +329,7 @@ impl Position {
     /// [`Position::gives_check`] for a node that tries many moves: ordinary moves are looked
     /// up in the node's [`CheckInfo`], the rest go the general way.
     #[inline]
-    pub fn gives_check_with(&self, info: Option<&CheckInfo>, m: Move) -> bool {
+    pub(crate) fn gives_check_with(&self, info: Option<&CheckInfo>, m: Move) -> bool {
         if let (
             Some(ci),
             Move::Normal {
@@ -360,7 +355,7 @@ impl Position {
 
     /// Does the legal move `m` give check? Direct and discovered checks are found from attack
     /// sets; castling and en passant (rare) are played on a copy.
-    pub fn gives_check(&self, m: Move) -> bool {
+    pub(crate) fn gives_check(&self, m: Move) -> bool {
         let pos = self.board();
         let b = pos.board();
         let us = pos.turn();
@@ -416,10 +411,6 @@ impl Position {
         self.board().halfmoves()
     }
 
-    pub fn castling_mode(&self) -> CastlingMode {
-        self.mode
-    }
-
     /// Plies played above the search root.
     #[inline]
     pub fn search_ply(&self) -> usize {
@@ -428,7 +419,7 @@ impl Position {
 
     /// Pawn-structure key (for correction history and any pawn cache).
     #[inline]
-    pub fn pawn_key(&self) -> u64 {
+    pub(crate) fn pawn_key(&self) -> u64 {
         let b = self.board().board();
         let white = (b.pawns() & b.white()).0;
         let black = (b.pawns() & b.black()).0;
@@ -437,7 +428,7 @@ impl Position {
 
     /// Key of the non-pawn pieces of one colour (for correction history).
     #[inline]
-    pub fn non_pawn_key(&self, color: Color) -> u64 {
+    pub(crate) fn non_pawn_key(&self, color: Color) -> u64 {
         let b = self.board().board();
         let us = b.by_color(color).0;
         let minors = (b.knights().0 & us).wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -450,7 +441,7 @@ impl Position {
 
     /// Does the side to move have a piece other than pawns and the king?
     #[inline]
-    pub fn has_non_pawn_material(&self, color: Color) -> bool {
+    pub(crate) fn has_non_pawn_material(&self, color: Color) -> bool {
         let b = self.board().board();
         (b.by_color(color) & !b.pawns() & !b.kings()).any()
     }
@@ -486,7 +477,7 @@ impl Position {
 
     /// Passes the move (never in check). Returns false, changing nothing, if the position
     /// cannot be passed (the side to move is in check).
-    pub fn make_null(&mut self) -> bool {
+    pub(crate) fn make_null(&mut self) -> bool {
         let top = self.top();
         if top.board.is_check() {
             return false;
@@ -531,7 +522,7 @@ impl Position {
 
     /// Makes the current position the search root: repetitions of positions at or after it
     /// count as draws at once, earlier ones only when the position occurred twice before.
-    pub fn set_root(&mut self) {
+    pub(crate) fn set_root(&mut self) {
         let last = self.stack.len() - 1;
         self.stack.drain(..last);
         self.root_index = self.keys.len() - 1;
@@ -539,7 +530,7 @@ impl Position {
 
     /// Draw by the 50-move rule (unless mated on the 100th ply) or by repetition.
     #[inline]
-    pub fn is_draw(&self) -> bool {
+    pub(crate) fn is_draw(&self) -> bool {
         let top = self.top();
         if top.board.halfmoves() >= 100 && !(top.board.is_check() && top.board.is_checkmate()) {
             return true;
@@ -548,7 +539,7 @@ impl Position {
     }
 
     /// Twofold repetition within the search line, or threefold counting the game history.
-    pub fn is_repetition(&self) -> bool {
+    pub(crate) fn is_repetition(&self) -> bool {
         let top = self.top();
         let n = self.keys.len() - 1;
         let reach = (top.board.halfmoves().min(top.plies_from_null) as usize).min(n);
@@ -582,14 +573,6 @@ impl Position {
     /// FEN of the current position.
     pub fn fen(&self) -> String {
         Fen::from_position(self.board(), EnPassantMode::Legal).to_string()
-    }
-
-    /// The last move's destination piece for recapture logic, if any.
-    pub fn moved_piece(&self, m: Move) -> Piece {
-        Piece {
-            color: self.turn(),
-            role: m.role(),
-        }
     }
 }
 

@@ -1,24 +1,24 @@
 //! Score constants and mate-distance conversions.
 
 /// Deepest ply the search can reach (search stack and PV sizes).
-pub const MAX_PLY: usize = 128;
+pub(crate) const MAX_PLY: usize = 128;
 /// Deepest iteration the iterative deepening runs.
-pub const MAX_DEPTH: i32 = MAX_PLY as i32 - 8;
+pub(crate) const MAX_DEPTH: i32 = MAX_PLY as i32 - 8;
 
-pub const INFINITE: i32 = 32_000;
+pub(crate) const INFINITE: i32 = 32_000;
 /// Score of being mated at the root; mated in `ply` plies is `-MATE + ply`.
-pub const MATE: i32 = 31_000;
+pub(crate) const MATE: i32 = 31_000;
 /// Scores beyond this (in absolute value) are mate scores.
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 pub const DRAW: i32 = 0;
 
 #[inline]
-pub fn mated_in(ply: usize) -> i32 {
+pub(crate) fn mated_in(ply: usize) -> i32 {
     -MATE + ply as i32
 }
 
 #[inline]
-pub fn mate_in(ply: usize) -> i32 {
+pub(crate) fn mate_in(ply: usize) -> i32 {
     MATE - ply as i32
 }
 
@@ -30,7 +30,7 @@ pub fn is_mate_score(score: i32) -> bool {
 /// Stored scores are relative to the node, not the root: a mate found `ply` plies below the root
 /// is stored as a distance from the storing node.
 #[inline]
-pub fn to_tt(score: i32, ply: usize) -> i32 {
+pub(crate) fn to_tt(score: i32, ply: usize) -> i32 {
     if score >= MATE_BOUND {
         score + ply as i32
     } else if score <= -MATE_BOUND {
@@ -41,7 +41,7 @@ pub fn to_tt(score: i32, ply: usize) -> i32 {
 }
 
 #[inline]
-pub fn from_tt(score: i32, ply: usize) -> i32 {
+pub(crate) fn from_tt(score: i32, ply: usize) -> i32 {
     if score >= MATE_BOUND {
         score - ply as i32
     } else if score <= -MATE_BOUND {

@@ -4,7 +4,7 @@ use shakmaty::attacks;
 use shakmaty::{Bitboard, Chess, Color, Move, Position as _, Role, Square};
 
 /// Piece values for exchanges (pawn, knight, bishop, rook, queen, king).
-pub const SEE_VALUES: [i32; 6] = [100, 300, 300, 500, 900, 0];
+pub(crate) const SEE_VALUES: [i32; 6] = [100, 300, 300, 500, 900, 0];
 
 #[inline]
 pub fn value(role: Role) -> i32 {
@@ -13,7 +13,7 @@ pub fn value(role: Role) -> i32 {
 
 /// Material a move wins at once, before any recapture (captured piece and promotion gain).
 #[inline]
-pub fn immediate_gain(m: Move) -> i32 {
+pub(crate) fn immediate_gain(m: Move) -> i32 {
     match m {
         Move::Normal {
             capture, promotion, ..
@@ -34,7 +34,7 @@ fn least_valuable(board: &shakmaty::Board, attackers: Bitboard) -> Option<(Squar
 
 /// Does `m` win at least `threshold` after the best sequence of captures on its destination?
 /// Both sides may stop capturing when it suits them. Castling counts as a gain of zero.
-pub fn see_ge(pos: &Chess, m: Move, threshold: i32) -> bool {
+pub(crate) fn see_ge(pos: &Chess, m: Move, threshold: i32) -> bool {
     let (from, to) = match m {
         Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (from, to),
         _ => return threshold <= 0,
@@ -102,23 +102,23 @@ pub fn see_ge(pos: &Chess, m: Move, threshold: i32) -> bool {
     result
 }
 
-/// The exchange value of `m`, by bisection on [`see_ge`] (for tests and reports).
-pub fn see_value(pos: &Chess, m: Move) -> i32 {
-    let (mut lo, mut hi) = (-2000i32, 2000i32);
-    while lo < hi {
-        let mid = (lo + hi + 1).div_euclid(2);
-        if see_ge(pos, m, mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    lo
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The exchange value of `m`, by bisection on [`see_ge`] (for tests and reports).
+    fn see_value(pos: &Chess, m: Move) -> i32 {
+        let (mut lo, mut hi) = (-2000i32, 2000i32);
+        while lo < hi {
+            let mid = (lo + hi + 1).div_euclid(2);
+            if see_ge(pos, m, mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
     use crate::position::Position;
     use shakmaty::CastlingMode;
 

@@ -70,14 +70,6 @@ impl Outcome {
             Outcome::Draw => 0.5,
         }
     }
-
-    pub fn pgn(self) -> &'static str {
-        match self {
-            Outcome::WhiteWins => "1-0",
-            Outcome::BlackWins => "0-1",
-            Outcome::Draw => "1/2-1/2",
-        }
-    }
 }
 
 /// Why a game ended.
@@ -303,26 +295,6 @@ pub fn read_book(text: &str) -> Vec<String> {
                 .map(|_| fen)
         })
         .collect()
-}
-
-/// PGN text of a game.
-pub fn to_pgn(game: &GameRecord, white: &str, black: &str, round: usize) -> String {
-    let mut out = format!(
-        "[Event \"Shears selfplay\"]\n[Round \"{round}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{}\"]\n[FEN \"{}\"]\n[SetUp \"1\"]\n[Termination \"{:?}\"]\n\n",
-        game.outcome.pgn(),
-        game.start_fen,
-        game.termination
-    );
-    for (i, p) in game.plies.iter().enumerate() {
-        if i % 2 == 0 {
-            out.push_str(&format!("{}. ", i / 2 + 1));
-        }
-        out.push_str(&p.uci);
-        out.push(' ');
-    }
-    out.push_str(game.outcome.pgn());
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ impl SoakReport {
 }
 
 /// Random parameters: each tunable within its range, about a third of them changed.
-pub fn random_params(rng: &mut StdRng) -> Params {
+pub(crate) fn random_params(rng: &mut StdRng) -> Params {
     let mut p = Params::default();
     for s in PARAM_SPECS {
         if rng.random_bool(0.33) {

@@ -49,11 +49,6 @@ impl Limits {
             ..Limits::default()
         }
     }
-
-    /// Does the search run until `stop` (no limit of its own)?
-    pub fn waits_for_stop(&self) -> bool {
-        self.infinite || self.ponder
-    }
 }
 
 /// Milliseconds a search may use.
@@ -68,7 +63,7 @@ pub struct Budget {
 }
 
 /// Computes the time budget for the side to move, or `None` when the search is not timed.
-pub fn budget(limits: &Limits, turn: Color, overhead: u64, p: &Params) -> Option<Budget> {
+pub(crate) fn budget(limits: &Limits, turn: Color, overhead: u64, p: &Params) -> Option<Budget> {
     if let Some(mt) = limits.movetime {
         let t = mt.saturating_sub(overhead).max(1);
         return Some(Budget {
@@ -118,12 +113,12 @@ impl Clock {
     }
 
     /// Milliseconds since `go`.
-    pub fn elapsed_ms(&self) -> u64 {
+    pub(crate) fn elapsed_ms(&self) -> u64 {
         self.start.elapsed().as_millis() as u64
     }
 
     /// Milliseconds that count against our clock (since `ponderhit` when pondering).
-    pub fn used_ms(&self) -> u64 {
+    pub(crate) fn used_ms(&self) -> u64 {
         self.elapsed_ms()
             .saturating_sub(self.counted_from.load(Relaxed))
     }
@@ -138,12 +133,12 @@ impl Clock {
         self.pondering.store(false, Relaxed);
     }
 
-    pub fn budget(&self) -> Option<Budget> {
+    pub(crate) fn budget(&self) -> Option<Budget> {
         self.budget
     }
 
     /// Past the hard limit (never while pondering).
-    pub fn hard_expired(&self) -> bool {
+    pub(crate) fn hard_expired(&self) -> bool {
         match self.budget {
             Some(b) if !self.pondering() => self.used_ms() >= b.hard,
             _ => false,
@@ -152,7 +147,7 @@ impl Clock {
 
     /// Past the soft limit scaled by `scale_permille` (never while pondering). A fixed
     /// budget is not scaled: `go movetime` searches for all of its time.
-    pub fn soft_expired(&self, scale_permille: u64) -> bool {
+    pub(crate) fn soft_expired(&self, scale_permille: u64) -> bool {
         match self.budget {
             Some(b) if !self.pondering() => {
                 let limit = if b.fixed {

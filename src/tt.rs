@@ -40,8 +40,8 @@ const GEN_CYCLE: u8 = 32;
 /// Stored depth = depth + DEPTH_OFFSET, so depths down to -DEPTH_OFFSET fit.
 const DEPTH_OFFSET: i32 = 4;
 
-pub const SLOTS_PER_BUCKET: usize = 4;
-pub const MAX_HASH_MB: usize = 1 << 20;
+pub(crate) const SLOTS_PER_BUCKET: usize = 4;
+pub(crate) const MAX_HASH_MB: usize = 1 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bound {
@@ -66,7 +66,7 @@ impl Bound {
 
 /// An unpacked entry. `score` is already converted to be relative to the probing ply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub mv: Move16,
     pub score: i32,
     pub eval: i32,
@@ -77,7 +77,7 @@ pub struct Entry {
 }
 
 /// Packs an entry into its data word. Scores and evals are clamped to i16.
-pub fn pack(
+pub(crate) fn pack(
     mv: Move16,
     score: i32,
     eval: i32,
@@ -99,7 +99,7 @@ pub fn pack(
 }
 
 /// Unpacks a data word (score left as stored, relative to the storing node).
-pub fn unpack(data: u64) -> Entry {
+pub(crate) fn unpack(data: u64) -> Entry {
     Entry {
         mv: Move16(((data >> MOVE_SHIFT) & MASK16) as u16),
         score: i32::from(((data >> SCORE_SHIFT) & MASK16) as u16 as i16),
@@ -126,7 +126,7 @@ struct Bucket {
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 const _: () = assert!(std::mem::size_of::<Slot>() == 16);
 
-pub struct TranspositionTable {
+pub(crate) struct TranspositionTable {
     buckets: Vec<Bucket>,
     generation: AtomicU8,
     megabytes: usize,
@@ -172,7 +172,7 @@ impl TranspositionTable {
         })
     }
 
-    pub fn megabytes(&self) -> usize {
+    pub(crate) fn megabytes(&self) -> usize {
         self.megabytes
     }
 
@@ -196,7 +196,7 @@ impl TranspositionTable {
     }
 
     /// Ages the table: called once at the start of each search.
-    pub fn new_search(&self) {
+    pub(crate) fn new_search(&self) {
         let g = self.generation.load(Relaxed);
         self.generation.store((g + 1) % GEN_CYCLE, Relaxed);
     }
@@ -235,7 +235,7 @@ impl TranspositionTable {
     /// otherwise the slot that is shallowest and oldest.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub fn store(
+    pub(crate) fn store(
         &self,
         key: u64,
         mv: Move16,

@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use crate::engine::{self, Engine};
 use crate::score::mate_moves;
-use crate::thread::{Reporter, SearchInfo, SearchResult};
+use crate::search::{Reporter, SearchInfo, SearchResult};
 use crate::time::Limits;
 use crate::tt::Bound;
 
 /// Longest input line accepted; longer lines are rejected whole.
-pub const MAX_LINE_BYTES: usize = 1 << 20;
+pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
@@ -225,7 +225,7 @@ fn is_go_keyword(t: &str) -> bool {
 }
 
 /// `info ...` line of an iteration.
-pub fn format_info(info: &SearchInfo) -> String {
+pub(crate) fn format_info(info: &SearchInfo) -> String {
     let score = match mate_moves(info.score) {
         Some(m) => format!("mate {m}"),
         None => format!("cp {}", info.score),
@@ -246,7 +246,7 @@ pub fn format_info(info: &SearchInfo) -> String {
     line
 }
 
-pub fn format_bestmove(r: &SearchResult) -> String {
+pub(crate) fn format_bestmove(r: &SearchResult) -> String {
     match (&r.best_move, &r.ponder_move) {
         (Some(b), Some(p)) => format!("bestmove {b} ponder {p}"),
         (Some(b), None) => format!("bestmove {b}"),
@@ -295,7 +295,7 @@ impl Memory {
 }
 
 /// Prints search output as UCI.
-pub struct UciReporter(pub Arc<dyn Sink>);
+pub(crate) struct UciReporter(pub Arc<dyn Sink>);
 
 impl Reporter for UciReporter {
     fn info(&self, info: &SearchInfo) {

@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex};
 
 use shears::score::mate_moves;
-use shears::thread::{Reporter, SearchInfo, SearchResult};
+use shears::search::{Reporter, SearchInfo, SearchResult};
 use shears::{Engine, Limits};
 
 /// Collects the info lines of a search.

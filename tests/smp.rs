@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::is_legal;
-use shears::thread::{Reporter, SearchInfo, SearchResult};
+use shears::search::{Reporter, SearchInfo, SearchResult};
 use shears::{Engine, Limits};
 
 /// Counts `bestmove`s and remembers the moves.

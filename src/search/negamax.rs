@@ -3,6 +3,8 @@
 
 use shakmaty::Move;
 
+use super::Worker;
+use super::shared::SearchShared;
 use super::{Node, NonPv, Pv};
 use crate::eval;
 use crate::history::PieceTo;
@@ -11,22 +13,21 @@ use crate::moves::Move16;
 use crate::params::Params;
 use crate::score::{DRAW, INFINITE, MATE_BOUND, MAX_PLY, is_mate_score, mate_in, mated_in};
 use crate::see;
-use crate::thread::{SearchShared, ThreadData};
 use crate::tt::{Bound, Entry};
 
 /// Static eval stored for nodes in check (there is none).
-pub const EVAL_NONE: i32 = -INFINITE;
+pub(crate) const EVAL_NONE: i32 = -INFINITE;
 
 /// Most moves of one kind remembered at a node for history maluses.
 const TRIED_CAP: usize = 64;
 
 #[inline]
-pub fn history_bonus(p: &Params, depth: i32) -> i32 {
+pub(crate) fn history_bonus(p: &Params, depth: i32) -> i32 {
     (p.HIST_BONUS_MUL * depth - p.HIST_BONUS_BASE).clamp(0, p.HIST_BONUS_MAX)
 }
 
 #[inline]
-pub fn history_malus(p: &Params, depth: i32) -> i32 {
+pub(crate) fn history_malus(p: &Params, depth: i32) -> i32 {
     (p.HIST_MALUS_MUL * depth - p.HIST_MALUS_BASE).clamp(0, p.HIST_MALUS_MAX)
 }
 
@@ -74,7 +75,7 @@ fn see_threshold(p: &Params, depth: i32, quiet: bool) -> i32 {
 
 /// Is a TT entry's score a better estimate than `eval` (its bound points past it)?
 #[inline]
-pub fn tt_refines(e: &Entry, eval: i32) -> bool {
+pub(crate) fn tt_refines(e: &Entry, eval: i32) -> bool {
     !is_mate_score(e.score)
         && match e.bound {
             Bound::Exact => true,
@@ -86,7 +87,7 @@ pub fn tt_refines(e: &Entry, eval: i32) -> bool {
 
 /// Can a TT entry of this bound and score end the node?
 #[inline]
-pub fn tt_cuts(e: &Entry, alpha: i32, beta: i32) -> bool {
+pub(crate) fn tt_cuts(e: &Entry, alpha: i32, beta: i32) -> bool {
     match e.bound {
         Bound::Exact => true,
         Bound::Lower => e.score >= beta,
@@ -95,35 +96,10 @@ pub fn tt_cuts(e: &Entry, alpha: i32, beta: i32) -> bool {
     }
 }
 
-/// How often each technique fired, for `debug on` reports.
-#[derive(Debug, Clone, Default)]
-pub struct Stats {
-    pub tt_cuts: u64,
-    pub razor: u64,
-    pub rfp: u64,
-    pub nmp_tries: u64,
-    pub nmp_cuts: u64,
-    pub probcut: u64,
-    pub iir: u64,
-    pub lmp: u64,
-    pub futility: u64,
-    pub history_pruned: u64,
-    pub see_pruned: u64,
-    pub singular: u64,
-    pub double_ext: u64,
-    pub multicut: u64,
-    pub negative_ext: u64,
-    pub lmr_searches: u64,
-    pub lmr_researches: u64,
-    pub beta_cutoffs: u64,
-    pub first_move_cutoffs: u64,
-    pub qs_delta: u64,
-}
-
-impl ThreadData {
+impl Worker {
     /// `pv[ply] = m + pv[ply + 1]`.
     pub(crate) fn update_pv(&mut self, ply: usize, m: Move) {
-        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let (head, tail) = self.state.pv.split_at_mut(ply + 1);
         let line = &mut head[ply];
         line.clear();
         line.push(m);
@@ -134,32 +110,31 @@ impl ThreadData {
     #[inline]
     pub(crate) fn tt_move(&self, entry: Option<Entry>) -> Option<Move> {
         entry
-            .and_then(|e| e.mv.to_move(self.pos.board()))
-            .filter(|&m| self.pos.is_legal(m))
+            .and_then(|e| e.mv.to_move(self.state.pos.board()))
+            .filter(|&m| self.state.pos.is_legal(m))
     }
 
     /// Continuation-history keys: the moves 1 and 2 plies before this node.
     #[inline]
     pub(crate) fn cont_keys(&self, ply: usize) -> [Option<PieceTo>; 2] {
         [
-            self.stack.back(ply, 1).piece_to,
-            self.stack.back(ply, 2).piece_to,
+            self.state.stack.back(ply, 1).piece_to,
+            self.state.stack.back(ply, 2).piece_to,
         ]
     }
 
     /// Raw static evaluation plus the correction history's estimate of its error.
     #[inline]
-    pub(crate) fn corrected_eval(&self, raw: i32) -> i32 {
-        let p = crate::params::active(&self.params);
+    pub(crate) fn corrected_eval(&self, p: &Params, raw: i32) -> i32 {
         if !correction_on(p) {
             return raw.clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
         }
-        let c = self.hist.correction(
-            self.pos.turn(),
-            self.pos.pawn_key(),
+        let c = self.game.hist.correction(
+            self.state.pos.turn(),
+            self.state.pos.pawn_key(),
             [
-                self.pos.non_pawn_key(shakmaty::Color::White),
-                self.pos.non_pawn_key(shakmaty::Color::Black),
+                self.state.pos.non_pawn_key(shakmaty::Color::White),
+                self.state.pos.non_pawn_key(shakmaty::Color::Black),
             ],
             [p.CORR_PAWN_WEIGHT, p.CORR_NONPAWN_WEIGHT],
         );
@@ -169,10 +144,10 @@ impl ThreadData {
     /// Makes `m`, recording it on the stack for continuation history.
     #[inline]
     fn make_move(&mut self, ply: usize, m: Move) {
-        let ss = self.stack.at_mut(ply);
-        ss.piece_to = Some(PieceTo::of(self.pos.turn(), m));
+        let ss = self.state.stack.at_mut(ply);
+        ss.piece_to = Some(PieceTo::of(self.state.pos.turn(), m));
         ss.null_move = false;
-        self.pos.make(m);
+        self.state.pos.make(m);
     }
 
     pub(crate) fn negamax<N: Node>(
@@ -183,7 +158,8 @@ impl ThreadData {
         mut depth: i32,
         cut_node: bool,
     ) -> i32 {
-        let ply = self.pos.search_ply();
+        let ply = self.state.pos.search_ply();
+        let p = crate::params::active(&sh.params);
 
         // Step 1. At the horizon, resolve captures with the quiescence search.
         if depth <= 0 {
@@ -195,25 +171,25 @@ impl ThreadData {
         }
 
         // Step 2. Count the node; unwind if the search is over.
-        self.pv[ply].clear();
+        self.state.pv[ply].clear();
         if self.count_node_and_check(sh) {
             return 0;
         }
         if N::PV {
-            self.seldepth = self.seldepth.max(ply + 1);
+            self.state.seldepth = self.state.seldepth.max(ply + 1);
         }
-        let in_check = self.pos.in_check();
+        let in_check = self.state.pos.in_check();
 
         // Step 3. Draws, the ply limit, mate distance pruning.
         if !N::ROOT {
-            if self.pos.is_draw() || self.pos.is_insufficient_material() {
+            if self.state.pos.is_draw() || self.state.pos.is_insufficient_material() {
                 return DRAW;
             }
             if ply >= MAX_PLY - 1 {
                 return if in_check {
                     DRAW
                 } else {
-                    eval::evaluate_cached(&self.pos, &mut self.pawn_cache)
+                    eval::evaluate_cached(&self.state.pos, &mut self.game.pawn_cache)
                 };
             }
             alpha = alpha.max(mated_in(ply));
@@ -224,9 +200,9 @@ impl ThreadData {
         }
 
         // Step 4. Transposition table lookup; cutoff at non-PV nodes.
-        let excluded = self.stack.at(ply).excluded;
+        let excluded = self.state.stack.at(ply).excluded;
         let singular_search = excluded.is_some();
-        let key = self.pos.hash();
+        let key = self.state.pos.hash();
         let entry = if singular_search {
             None
         } else {
@@ -238,18 +214,18 @@ impl ThreadData {
         if !N::PV
             && let Some(e) = entry
             && e.depth >= depth
-            && self.pos.halfmoves() < 90
+            && self.state.pos.halfmoves() < 90
             && tt_cuts(&e, alpha, beta)
         {
-            self.stats.tt_cuts += 1;
+            self.state.stats.tt_cuts += 1;
             // A quiet TT move that fails high is a good move here: reward it.
             if e.score >= beta
                 && let Some(m) = tt_move
                 && !is_noisy(m)
             {
-                let bonus = history_bonus(crate::params::active(&self.params), depth);
+                let bonus = history_bonus(p, depth);
                 let cont = self.cont_keys(ply);
-                self.update_quiet(self.pos.turn(), m, &cont, bonus);
+                self.update_quiet(self.state.pos.turn(), m, &cont, bonus);
             }
             return e.score;
         }
@@ -266,9 +242,9 @@ impl ThreadData {
         } else {
             raw_eval = match entry {
                 Some(e) if e.eval != EVAL_NONE => e.eval,
-                _ => eval::evaluate_cached(&self.pos, &mut self.pawn_cache),
+                _ => eval::evaluate_cached(&self.state.pos, &mut self.game.pawn_cache),
             };
-            static_eval = self.corrected_eval(raw_eval);
+            static_eval = self.corrected_eval(p, raw_eval);
             eval = static_eval;
             if let Some(e) = entry
                 && e.depth > 0
@@ -278,8 +254,8 @@ impl ThreadData {
             }
         }
         let improving = !in_check && {
-            let two = self.stack.back(ply, 2);
-            let four = self.stack.back(ply, 4);
+            let two = self.state.stack.back(ply, 2);
+            let four = self.state.stack.back(ply, 4);
             if ply >= 2 && !two.in_check {
                 static_eval > two.static_eval
             } else if ply >= 4 && !four.in_check {
@@ -289,22 +265,19 @@ impl ThreadData {
             }
         };
         {
-            let ss = self.stack.at_mut(ply);
+            let ss = self.state.stack.at_mut(ply);
             ss.static_eval = static_eval;
             ss.in_check = in_check;
-            ss.tt_pv = tt_pv;
         }
-        self.stack.at_mut(ply + 1).killers = [Move16::NONE; 2];
-        self.stack.at_mut(ply + 1).cutoffs = 0;
+        self.state.stack.at_mut(ply + 1).killers = [Move16::NONE; 2];
 
-        let p = crate::params::active(&sh.params);
         let prunable = !N::PV && !in_check && !singular_search;
 
         // Step 6. Razoring: hopeless nodes near the horizon go straight to quiescence.
         if prunable && depth <= p.RAZOR_DEPTH && eval + razor_margin(p, depth) <= alpha {
             let score = self.qsearch::<NonPv>(sh, alpha, alpha + 1, true);
             if score <= alpha {
-                self.stats.razor += 1;
+                self.state.stats.razor += 1;
                 return score;
             }
         }
@@ -316,7 +289,7 @@ impl ThreadData {
             && !is_mate_score(beta)
             && eval - rfp_margin(p, depth, improving) >= beta
         {
-            self.stats.rfp += 1;
+            self.state.stats.rfp += 1;
             return (eval + beta) / 2;
         }
 
@@ -327,42 +300,42 @@ impl ThreadData {
             && eval >= beta
             && static_eval >= beta
             && !is_mate_score(beta)
-            && !self.stack.back(ply, 1).null_move
-            && ply >= self.nmp_min_ply
-            && self.pos.has_non_pawn_material(self.pos.turn())
+            && !self.state.stack.back(ply, 1).null_move
+            && ply >= self.state.nmp_min_ply
+            && self.state.pos.has_non_pawn_material(self.state.pos.turn())
         {
-            self.stats.nmp_tries += 1;
+            self.state.stats.nmp_tries += 1;
             let r = nmp_reduction(p, depth, eval, beta);
             {
-                let ss = self.stack.at_mut(ply);
+                let ss = self.state.stack.at_mut(ply);
                 ss.piece_to = None;
                 ss.null_move = true;
             }
-            if self.pos.make_null() {
+            if self.state.pos.make_null() {
                 let score = -self.negamax::<NonPv>(sh, -beta, -beta + 1, depth - r, !cut_node);
-                self.pos.unmake();
-                self.stack.at_mut(ply).null_move = false;
+                self.state.pos.unmake();
+                self.state.stack.at_mut(ply).null_move = false;
                 if self.aborted(sh) {
                     return 0;
                 }
                 if score >= beta {
                     // Mate scores from a null move prove nothing.
                     let score = if is_mate_score(score) { beta } else { score };
-                    if depth < p.NMP_VERIFY_DEPTH || self.nmp_min_ply > 0 {
-                        self.stats.nmp_cuts += 1;
+                    if depth < p.NMP_VERIFY_DEPTH || self.state.nmp_min_ply > 0 {
+                        self.state.stats.nmp_cuts += 1;
                         return score;
                     }
                     // Verification: search again without null moves for the next plies.
-                    self.nmp_min_ply = ply + (3 * (depth - r) / 4).max(0) as usize;
+                    self.state.nmp_min_ply = ply + (3 * (depth - r) / 4).max(0) as usize;
                     let v = self.negamax::<NonPv>(sh, beta - 1, beta, depth - r, false);
-                    self.nmp_min_ply = 0;
+                    self.state.nmp_min_ply = 0;
                     if v >= beta {
-                        self.stats.nmp_cuts += 1;
+                        self.state.stats.nmp_cuts += 1;
                         return score;
                     }
                 }
             } else {
-                self.stack.at_mut(ply).null_move = false;
+                self.state.stack.at_mut(ply).null_move = false;
             }
         }
 
@@ -377,8 +350,8 @@ impl ThreadData {
             let cont = self.cont_keys(ply);
             let mut picker = MovePicker::new_qsearch(tt_move, false, cont);
             let threshold = probcut_beta - static_eval;
-            while let Some(m) = picker.next(&self.pos, &self.hist) {
-                if !see::see_ge(self.pos.board(), m, threshold) {
+            while let Some(m) = picker.next(&self.state.pos, &self.game.hist) {
+                if !see::see_ge(self.state.pos.board(), m, threshold) {
                     continue;
                 }
                 self.make_move(ply, m);
@@ -392,12 +365,12 @@ impl ThreadData {
                         !cut_node,
                     );
                 }
-                self.pos.unmake();
+                self.state.pos.unmake();
                 if self.aborted(sh) {
                     return 0;
                 }
                 if score >= probcut_beta {
-                    self.stats.probcut += 1;
+                    self.state.stats.probcut += 1;
                     sh.tt.store(
                         key,
                         Move16::from_move(m),
@@ -416,14 +389,14 @@ impl ThreadData {
         // Step 10. Internal iterative reduction: without a TT move this node is poorly
         // ordered; search it shallower.
         if (N::PV || cut_node) && !singular_search && tt_move.is_none() && depth >= p.IIR_DEPTH {
-            self.stats.iir += 1;
+            self.state.stats.iir += 1;
             depth -= 1;
         }
 
         // Step 11. The moves.
         let cont = self.cont_keys(ply);
-        let killers = self.stack.at(ply).killers;
-        let counter = self.hist.counter(cont[0]);
+        let killers = self.state.stack.at(ply).killers;
+        let counter = self.game.hist.counter(cont[0]);
         let mut picker = MovePicker::new(tt_move, killers, counter, cont, in_check);
         let mut best = -INFINITE;
         let mut best_move: Option<Move> = None;
@@ -431,10 +404,10 @@ impl ThreadData {
         let mut quiets: [Option<Move>; TRIED_CAP] = [None; TRIED_CAP];
         let mut captures: [Option<Move>; TRIED_CAP] = [None; TRIED_CAP];
         let (mut n_quiets, mut n_captures) = (0, 0);
-        let turn = self.pos.turn();
-        let check_info = self.pos.check_info();
+        let turn = self.state.pos.turn();
+        let check_info = self.state.pos.check_info();
 
-        while let Some(m) = picker.next(&self.pos, &self.hist) {
+        while let Some(m) = picker.next(&self.state.pos, &self.game.hist) {
             if Move16::from_move(m) == excluded {
                 continue;
             }
@@ -443,23 +416,23 @@ impl ThreadData {
             }
             move_count += 1;
             let is_quiet = !is_noisy(m);
-            let gives_check = self.pos.gives_check_with(check_info.as_ref(), m);
+            let gives_check = self.state.pos.gives_check_with(check_info.as_ref(), m);
             let stat = if is_quiet {
-                quiet_score(&self.pos, &self.hist, &cont, m)
+                quiet_score(&self.state.pos, &self.game.hist, &cont, m)
             } else {
-                self.hist.capture(turn, m)
+                self.game.hist.capture(turn, m)
             };
-            let base_r = self.lmr[depth.min(63) as usize][move_count.min(63) as usize];
+            let base_r = self.state.lmr[depth.min(63) as usize][move_count.min(63) as usize];
             let lmr_depth = (depth - 1 - base_r / 1024).max(0);
 
             // Step 12. Prune late and losing moves near the horizon, once a move has kept us
             // out of being mated. Checking moves are exempt from all but SEE pruning (with the
             // captures' threshold).
-            if !N::ROOT && best > -MATE_BOUND && self.pos.has_non_pawn_material(turn) {
+            if !N::ROOT && best > -MATE_BOUND && self.state.pos.has_non_pawn_material(turn) {
                 // Late move pruning: enough quiets tried; no more quiets from the picker.
                 if is_quiet && depth <= p.LMP_DEPTH && move_count >= lmp_limit(p, depth, improving)
                 {
-                    self.stats.lmp += 1;
+                    self.state.stats.lmp += 1;
                     picker.skip_quiets(check_info);
                     if !gives_check {
                         continue;
@@ -471,13 +444,13 @@ impl ThreadData {
                         && lmr_depth <= p.FP_DEPTH
                         && static_eval + futility_margin(p, lmr_depth) <= alpha
                     {
-                        self.stats.futility += 1;
+                        self.state.stats.futility += 1;
                         picker.skip_quiets(check_info);
                         continue;
                     }
                     // History pruning: quiets that keep failing here.
                     if lmr_depth <= p.HP_DEPTH && stat < -p.HP_MARGIN * depth {
-                        self.stats.history_pruned += 1;
+                        self.state.stats.history_pruned += 1;
                         continue;
                     }
                 }
@@ -485,9 +458,13 @@ impl ThreadData {
                 let quiet_rule = is_quiet && !gives_check;
                 let see_depth = if quiet_rule { lmr_depth } else { depth };
                 if depth <= p.SEE_DEPTH
-                    && !see::see_ge(self.pos.board(), m, see_threshold(p, see_depth, quiet_rule))
+                    && !see::see_ge(
+                        self.state.pos.board(),
+                        m,
+                        see_threshold(p, see_depth, quiet_rule),
+                    )
                 {
-                    self.stats.see_pruned += 1;
+                    self.state.stats.see_pruned += 1;
                     continue;
                 }
             }
@@ -501,11 +478,11 @@ impl ThreadData {
                 && e.depth >= depth - p.SE_TT_DEPTH
                 && e.bound != Bound::Upper
                 && !is_mate_score(e.score)
-                && ply < 2 * self.root_depth as usize
+                && ply < 2 * self.state.root_depth as usize
             {
                 let singular_beta = e.score - depth * p.SE_BETA_MUL / 64;
                 let singular_depth = (depth - 1) / 2;
-                self.stack.at_mut(ply).excluded = Move16::from_move(m);
+                self.state.stack.at_mut(ply).excluded = Move16::from_move(m);
                 let score = self.negamax::<NonPv>(
                     sh,
                     singular_beta - 1,
@@ -513,40 +490,41 @@ impl ThreadData {
                     singular_depth,
                     cut_node,
                 );
-                self.stack.at_mut(ply).excluded = Move16::NONE;
+                self.state.stack.at_mut(ply).excluded = Move16::NONE;
                 if self.aborted(sh) {
                     return 0;
                 }
                 if score < singular_beta {
-                    self.stats.singular += 1;
+                    self.state.stats.singular += 1;
                     extension = 1;
-                    let doubles = self.stack.at(ply).double_extensions;
+                    let doubles = self.state.stack.at(ply).double_extensions;
                     if !N::PV
                         && score < singular_beta - p.SE_DOUBLE_MARGIN
                         && doubles < p.SE_DOUBLE_MAX
                     {
-                        self.stats.double_ext += 1;
+                        self.state.stats.double_ext += 1;
                         extension = 2;
                     }
                 } else if singular_beta >= beta {
                     // Multi-cut: several moves beat beta.
-                    self.stats.multicut += 1;
+                    self.state.stats.multicut += 1;
                     return singular_beta;
                 } else if e.score >= beta {
-                    self.stats.negative_ext += 1;
+                    self.state.stats.negative_ext += 1;
                     extension = -1;
                 }
             }
 
             // Step 14. Make the move.
-            let nodes_before = self.nodes;
+            let nodes_before = self.state.nodes;
             self.make_move(ply, m);
             if extension == 0 && gives_check {
                 extension = p.EXT_CHECK;
             }
             {
-                let doubles = self.stack.at(ply).double_extensions + i32::from(extension >= 2);
-                self.stack.at_mut(ply + 1).double_extensions = doubles;
+                let doubles =
+                    self.state.stack.at(ply).double_extensions + i32::from(extension >= 2);
+                self.state.stack.at_mut(ply + 1).double_extensions = doubles;
             }
             let new_depth = depth - 1 + extension;
 
@@ -569,13 +547,11 @@ impl ThreadData {
                 r -= p.LMR_CHECK * i32::from(gives_check);
                 r -= stat * 1024 / p.LMR_HIST_DIV;
                 let reduced = (new_depth - r / 1024).clamp(1, new_depth.max(1));
-                self.stats.lmr_searches += 1;
-                self.stack.at_mut(ply).reduction = new_depth - reduced;
+                self.state.stats.lmr_searches += 1;
                 score = -self.negamax::<NonPv>(sh, -alpha - 1, -alpha, reduced, true);
-                self.stack.at_mut(ply).reduction = 0;
                 needs_full = score > alpha && reduced < new_depth;
                 if needs_full {
-                    self.stats.lmr_researches += 1;
+                    self.state.stats.lmr_researches += 1;
                 }
             }
             let mut search_depth = new_depth;
@@ -588,12 +564,12 @@ impl ThreadData {
             if N::PV && (full_window_first || (score > alpha && score < beta)) {
                 score = -self.negamax::<Pv>(sh, -beta, -alpha, search_depth.max(new_depth), false);
             }
-            self.pos.unmake();
+            self.state.pos.unmake();
             if self.aborted(sh) {
                 return 0;
             }
             if N::ROOT {
-                self.add_root_nodes(m, self.nodes - nodes_before);
+                self.add_root_nodes(m, self.state.nodes - nodes_before);
             }
 
             // Step 16. New best move?
@@ -605,11 +581,10 @@ impl ThreadData {
                         self.update_pv(ply, m);
                     }
                     if score >= beta {
-                        self.stats.beta_cutoffs += 1;
+                        self.state.stats.beta_cutoffs += 1;
                         if move_count == 1 {
-                            self.stats.first_move_cutoffs += 1;
+                            self.state.stats.first_move_cutoffs += 1;
                         }
-                        self.stack.at_mut(ply).cutoffs += 1;
                         break;
                     }
                     alpha = score;
@@ -639,7 +614,14 @@ impl ThreadData {
         if best >= beta
             && let Some(bm) = best_move
         {
-            self.update_histories(ply, bm, depth, &quiets[..n_quiets], &captures[..n_captures]);
+            self.update_histories(
+                p,
+                ply,
+                bm,
+                depth,
+                &quiets[..n_quiets],
+                &captures[..n_captures],
+            );
         }
 
         let bound = if best >= beta {
@@ -665,12 +647,12 @@ impl ThreadData {
             && eval_error_known
             && !is_mate_score(best)
         {
-            self.hist.update_correction(
+            self.game.hist.update_correction(
                 turn,
-                self.pos.pawn_key(),
+                self.state.pos.pawn_key(),
                 [
-                    self.pos.non_pawn_key(shakmaty::Color::White),
-                    self.pos.non_pawn_key(shakmaty::Color::Black),
+                    self.state.pos.non_pawn_key(shakmaty::Color::White),
+                    self.state.pos.non_pawn_key(shakmaty::Color::Black),
                 ],
                 best - raw_eval,
                 depth,
@@ -696,33 +678,34 @@ impl ThreadData {
     /// History, killer and counter-move updates after a beta cutoff by `best`.
     fn update_histories(
         &mut self,
+        p: &Params,
         ply: usize,
         best: Move,
         depth: i32,
         quiets: &[Option<Move>],
         captures: &[Option<Move>],
     ) {
-        let bonus = history_bonus(crate::params::active(&self.params), depth);
-        let malus = history_malus(crate::params::active(&self.params), depth);
-        let turn = self.pos.turn();
+        let bonus = history_bonus(p, depth);
+        let malus = history_malus(p, depth);
+        let turn = self.state.pos.turn();
         let cont = self.cont_keys(ply);
         if is_noisy(best) {
-            self.hist.update_capture(turn, best, bonus);
+            self.game.hist.update_capture(turn, best, bonus);
         } else {
-            let ss = self.stack.at_mut(ply);
+            let ss = self.state.stack.at_mut(ply);
             let b16 = Move16::from_move(best);
             if ss.killers[0] != b16 {
                 ss.killers[1] = ss.killers[0];
                 ss.killers[0] = b16;
             }
-            self.hist.set_counter(cont[0], best);
+            self.game.hist.set_counter(cont[0], best);
             self.update_quiet(turn, best, &cont, bonus);
             for &m in quiets.iter().flatten() {
                 self.update_quiet(turn, m, &cont, -malus);
             }
         }
         for &m in captures.iter().flatten() {
-            self.hist.update_capture(turn, m, -malus);
+            self.game.hist.update_capture(turn, m, -malus);
         }
     }
 
@@ -733,10 +716,10 @@ impl ThreadData {
         cont: &[Option<PieceTo>; 2],
         bonus: i32,
     ) {
-        self.hist.update_butterfly(turn, m, bonus);
+        self.game.hist.update_butterfly(turn, m, bonus);
         let pt = PieceTo::of(turn, m);
         for &c in cont {
-            self.hist.update_continuation(c, pt, bonus);
+            self.game.hist.update_continuation(c, pt, bonus);
         }
     }
 }

@@ -2,17 +2,18 @@
 //! pat; all evasions when in check; quiet checks at its first ply when `QS_CHECKS` is on.
 
 use super::Node;
+use super::Worker;
 use super::negamax::{EVAL_NONE, tt_cuts, tt_refines};
+use super::shared::SearchShared;
 use crate::eval;
 use crate::history::PieceTo;
 use crate::movepick::MovePicker;
 use crate::moves::Move16;
 use crate::score::{DRAW, INFINITE, MATE_BOUND, MAX_PLY, mated_in};
 use crate::see;
-use crate::thread::{SearchShared, ThreadData};
 use crate::tt::Bound;
 
-impl ThreadData {
+impl Worker {
     /// `checks`: this is the first quiescence ply below the main search, where quiet checks
     /// are searched too when `QS_CHECKS` is on.
     pub(crate) fn qsearch<N: Node>(
@@ -22,32 +23,33 @@ impl ThreadData {
         beta: i32,
         checks: bool,
     ) -> i32 {
-        let ply = self.pos.search_ply();
+        let ply = self.state.pos.search_ply();
+        let p = crate::params::active(&sh.params);
 
         // Step 1. Count the node; unwind if the search is over.
-        self.pv[ply].clear();
+        self.state.pv[ply].clear();
         if self.count_node_and_check(sh) {
             return 0;
         }
         if N::PV {
-            self.seldepth = self.seldepth.max(ply + 1);
+            self.state.seldepth = self.state.seldepth.max(ply + 1);
         }
 
         // Step 2. Draws and the ply limit.
-        if self.pos.is_draw() || self.pos.is_insufficient_material() {
+        if self.state.pos.is_draw() || self.state.pos.is_insufficient_material() {
             return DRAW;
         }
-        let in_check = self.pos.in_check();
+        let in_check = self.state.pos.in_check();
         if ply >= MAX_PLY - 1 {
             return if in_check {
                 DRAW
             } else {
-                eval::evaluate_cached(&self.pos, &mut self.pawn_cache)
+                eval::evaluate_cached(&self.state.pos, &mut self.game.pawn_cache)
             };
         }
 
         // Step 3. Transposition table: any depth is deep enough here.
-        let key = self.pos.hash();
+        let key = self.state.pos.hash();
         let entry = sh.tt.probe(key, ply);
         if !N::PV
             && let Some(e) = entry
@@ -68,9 +70,9 @@ impl ThreadData {
         } else {
             raw_eval = match entry {
                 Some(e) if e.eval != EVAL_NONE => e.eval,
-                _ => eval::evaluate_cached(&self.pos, &mut self.pawn_cache),
+                _ => eval::evaluate_cached(&self.state.pos, &mut self.game.pawn_cache),
             };
-            static_eval = self.corrected_eval(raw_eval);
+            static_eval = self.corrected_eval(p, raw_eval);
             best = static_eval;
             if let Some(e) = entry
                 && tt_refines(&e, best)
@@ -98,34 +100,33 @@ impl ThreadData {
         // Step 5. Captures (or evasions), pruned by SEE and by delta: a capture that cannot
         // lift the eval near alpha even with the captured piece and a margin (unless it gives
         // check: a capture that mates gains far more than the piece).
-        let p = crate::params::active(&sh.params);
         let cont = self.cont_keys(ply);
         let mut picker = if checks && !in_check && p.QS_CHECKS != 0 {
-            MovePicker::new_qsearch_checks(tt_move, cont, self.pos.check_info())
+            MovePicker::new_qsearch_checks(tt_move, cont, self.state.pos.check_info())
         } else {
             MovePicker::new_qsearch(tt_move, in_check, cont)
         };
         let mut best_move = None;
         let mut move_count = 0;
-        while let Some(m) = picker.next(&self.pos, &self.hist) {
+        while let Some(m) = picker.next(&self.state.pos, &self.game.hist) {
             move_count += 1;
             if !in_check && best > -MATE_BOUND {
-                if !see::see_ge(self.pos.board(), m, -p.QS_SEE_MARGIN) {
+                if !see::see_ge(self.state.pos.board(), m, -p.QS_SEE_MARGIN) {
                     continue;
                 }
                 if !m.is_promotion()
                     && static_eval + see::immediate_gain(m) + p.QS_DELTA <= alpha
-                    && !self.pos.gives_check(m)
+                    && !self.state.pos.gives_check(m)
                 {
-                    self.stats.qs_delta += 1;
+                    self.state.stats.qs_delta += 1;
                     continue;
                 }
             }
-            self.stack.at_mut(ply).piece_to = Some(PieceTo::of(self.pos.turn(), m));
-            self.stack.at_mut(ply).null_move = false;
-            self.pos.make(m);
+            self.state.stack.at_mut(ply).piece_to = Some(PieceTo::of(self.state.pos.turn(), m));
+            self.state.stack.at_mut(ply).null_move = false;
+            self.state.pos.make(m);
             let score = -self.qsearch::<N>(sh, -beta, -alpha, false);
-            self.pos.unmake();
+            self.state.pos.unmake();
             if self.aborted(sh) {
                 return 0;
             }

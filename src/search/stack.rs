@@ -8,7 +8,7 @@ use crate::score::MAX_PLY;
 const PAD: usize = 4;
 
 #[derive(Debug, Clone, Copy, Default)]
-pub struct StackEntry {
+pub(crate) struct StackEntry {
     /// Corrected static evaluation (meaningless when in check).
     pub static_eval: i32,
     /// Moved piece and destination of the move played from this ply (`None` for a null move).
@@ -17,21 +17,13 @@ pub struct StackEntry {
     /// Move excluded by a singular-extension search.
     pub excluded: Move16,
     pub in_check: bool,
-    /// This node was (or its TT entry was) on a principal variation.
-    pub tt_pv: bool,
-    /// Beta cutoffs among this node's children.
-    pub cutoffs: i32,
-    /// Reduction applied to the move searched from this ply.
-    pub reduction: i32,
     /// Double extensions on the path to this ply.
     pub double_extensions: i32,
-    /// History score of the move played from this ply.
-    pub stat_score: i32,
     /// This ply's move was a null move.
     pub null_move: bool,
 }
 
-pub struct SearchStack {
+pub(crate) struct SearchStack {
     entries: Vec<StackEntry>,
 }
 
@@ -44,7 +36,7 @@ impl Default for SearchStack {
 }
 
 impl SearchStack {
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.entries.fill(StackEntry::default());
     }
 
@@ -55,7 +47,7 @@ impl SearchStack {
     }
 
     #[inline]
-    pub fn at_mut(&mut self, ply: usize) -> &mut StackEntry {
+    pub(crate) fn at_mut(&mut self, ply: usize) -> &mut StackEntry {
         &mut self.entries[ply + PAD]
     }
 
