@@ -6,11 +6,18 @@
 //! range-checked setter and the SPSA exports, so a name is written exactly once.
 //!
 //! Naming: a prefix says the technique (`RFP_`, `NMP_`, `LMR_`, ...), a suffix what the number
-//! does: `_DEPTH` an at-or-below depth threshold, `_BASE` a flat term, `_MUL` a per-depth factor,
-//! `_DIV` a divisor, `_PCT`/`_PERMILLE` a fraction.
+//! does, and every name follows it:
+//! - `_MIN_DEPTH`: the technique works from this depth on (its maximum switches it off);
+//! - `_MAX_DEPTH`: the technique works at or below this depth (0 switches it off);
+//! - `_BASE`: a flat term; `_MUL`: a factor per ply of depth (or per unit the doc names);
+//! - `_MARGIN`: a flat allowance (centipawns, or plies where the doc says so);
+//! - `_DIV`: a divisor; `_PCT` / `_PERMILLE`: a fraction; `_MAX`: a cap; `_WEIGHT`: a weight;
+//! - `_REDUCTION`: plies a search is made shallower; `_MOVES`: a count of moves;
+//! - no suffix: an on/off switch (0/1; `EXT_CHECK` is the plies of its extension, 0 or 1) or,
+//!   for `LMR_`, an adjustment of the reduction in 1/1024 plies.
 //!
 //! Each technique has an "off" setting inside its range (usually a depth threshold of 0, or a
-//! margin at its extreme); `docs/search.md` lists them.
+//! margin at its extreme); `docs/search.md` lists them with every measurement behind a default.
 
 use std::fmt::Write as _;
 
@@ -122,65 +129,62 @@ macro_rules! define_params {
 
 define_params! {
     // Aspiration windows.
-    ASP_DEPTH          = 4,    1,   64,  1, "aspiration windows from this depth on (64: off)";
-    ASP_WINDOW         = 18,   5,  200,  2, "initial half-width of the aspiration window (cp)";
+    ASP_MIN_DEPTH          = 4,    1,   64,  1, "aspiration windows from this depth on (64: off)";
+    ASP_MARGIN         = 18,   5,  200,  2, "initial half-width of the aspiration window (cp)";
     ASP_WIDEN_PCT      = 50,  10,  300,  5, "window growth per fail, percent of its width";
 
-    // Extensions.
-    // Off by default: it lost in games (-19.7 +/- 27.9) and costs nodes (bench 6% more with
-    // it on when it was measured; docs/search.md has the count at later defaults).
+    // Extensions (the check extension is off by default: docs/search.md).
     EXT_CHECK          = 0,    0,    1,  1, "plies a checking move is extended (0: off)";
-    SE_DEPTH           = 7,    4,   64,  1, "singular extensions from this depth on (64: off)";
-    SE_TT_DEPTH        = 3,    1,    8,  1, "TT entry may be this much shallower than the node";
+    SE_MIN_DEPTH           = 7,    4,   64,  1, "singular extensions from this depth on (64: off)";
+    SE_TT_DEPTH_MARGIN        = 3,    1,    8,  1, "TT entry may be this much shallower than the node";
     SE_BETA_MUL        = 64,   8,  256,  8, "singular beta = tt score - depth * MUL / 64";
     SE_DOUBLE_MARGIN   = 20,   0,  200,  5, "double extension when this far below singular beta (cp)";
     SE_DOUBLE_MAX      = 6,    0,   16,  1, "most double extensions on one path";
 
     // Reverse futility pruning (static null move).
-    RFP_DEPTH          = 8,    0,   16,  1, "at or below this depth (0: off)";
-    RFP_MARGIN         = 75,  20,  200,  5, "margin per ply of depth (cp)";
-    RFP_IMPROVING      = 60,   0,  200,  5, "margin taken off when the eval improves (cp)";
+    RFP_MAX_DEPTH          = 8,    0,   16,  1, "at or below this depth (0: off)";
+    RFP_MUL         = 75,  20,  200,  5, "margin per ply of depth (cp)";
+    RFP_IMPROVING_MARGIN      = 60,   0,  200,  5, "margin taken off when the eval improves (cp)";
 
-    // Razoring.
-    // Off by default: it lost at 200 + 220 * depth and was neutral at 400 + 300 * depth while
-    // costing 9% more bench nodes with the check extension on (docs/search.md). The margins
-    // are the better of the two measured.
-    RAZOR_DEPTH        = 0,    0,    8,  1, "at or below this depth (0: off)";
+    // Razoring (off by default; the margins are the better of the two measured:
+    // docs/search.md).
+    RAZOR_MAX_DEPTH        = 0,    0,    8,  1, "at or below this depth (0: off)";
     RAZOR_BASE         = 400,  0,  800, 20, "flat margin (cp)";
     RAZOR_MUL          = 300, 50,  600, 20, "margin per ply of depth (cp)";
 
     // Null move pruning.
-    NMP_DEPTH          = 3,    1,   64,  1, "from this depth on (64: off)";
+    NMP_MIN_DEPTH          = 3,    1,   64,  1, "from this depth on (64: off)";
     NMP_BASE           = 4,    1,    8,  1, "flat depth reduction";
     NMP_DEPTH_DIV      = 3,    1,   12,  1, "extra reduction: depth / DIV";
-    NMP_EVAL_DIV       = 200, 50,  800, 25, "extra reduction: (eval - beta) / DIV, at most 3";
-    NMP_VERIFY_DEPTH   = 12,   1,   64,  1, "verification search from this depth on (64: off)";
+    NMP_EVAL_DIV       = 200, 50,  800, 25, "extra reduction: (eval - beta) / DIV, at most EVAL_MAX";
+    NMP_EVAL_MAX       = 3,    0,    8,  1, "cap on the eval part of the reduction (plies)";
+    NMP_VERIFY_PLY_PCT = 75,   0,  100,  5, "verification: no null move for this share of its depth";
+    NMP_VERIFY_MIN_DEPTH   = 12,   1,   64,  1, "verification search from this depth on (64: off)";
 
     // ProbCut.
-    PROBCUT_DEPTH      = 5,    2,   64,  1, "from this depth on (64: off)";
+    PROBCUT_MIN_DEPTH      = 5,    2,   64,  1, "from this depth on (64: off)";
     PROBCUT_MARGIN     = 200, 50,  600, 20, "beta margin of the shallow capture search (cp)";
+    PROBCUT_REDUCTION  = 4,    2,    8,  1, "the confirming search is this much shallower";
 
-    // Internal iterative reduction. Off by default: it lost in games (-24.4 +/- 27.6) though
-    // it saves bench nodes (docs/search.md).
-    IIR_DEPTH          = 64,   2,   64,  1, "reduce nodes without TT move from this depth on (64: off)";
+    // Internal iterative reduction (off by default: docs/search.md).
+    IIR_MIN_DEPTH          = 64,   2,   64,  1, "reduce nodes without TT move from this depth on (64: off)";
 
     // Move-loop pruning of late and bad moves (depths are reduced depths).
-    LMP_DEPTH          = 8,    0,   16,  1, "late move pruning at or below this depth (0: off)";
+    LMP_MAX_DEPTH          = 8,    0,   16,  1, "late move pruning at or below this depth (0: off)";
     LMP_BASE           = 300, 100, 1000, 25, "move-count limit: (BASE + MUL * depth^2) / 100";
     LMP_MUL            = 100, 25,  300, 10, "move-count limit: quadratic factor (1/100)";
-    FP_DEPTH           = 8,    0,   16,  1, "futility pruning of quiets at or below this depth (0: off)";
+    LMP_WORSENING_PCT  = 50,  10,  100,  5, "move-count limit when not improving, percent";
+    FP_MAX_DEPTH           = 8,    0,   16,  1, "futility pruning of quiets at or below this depth (0: off)";
     FP_BASE            = 80,   0,  400, 10, "futility margin: flat part (cp)";
     FP_MUL             = 90,  20,  300, 10, "futility margin per ply (cp)";
-    HP_DEPTH           = 3,    0,   12,  1, "history pruning of quiets at or below this depth (0: off)";
-    HP_MARGIN          = 2000, 250, 8000, 250, "prune when history < -MARGIN * depth";
-    SEE_DEPTH          = 8,    0,   16,  1, "SEE pruning at or below this depth (0: off)";
+    HP_MAX_DEPTH           = 3,    0,   12,  1, "history pruning of quiets at or below this depth (0: off)";
+    HP_MUL          = 2000, 250, 8000, 250, "prune when history < -MARGIN * depth";
+    SEE_MAX_DEPTH          = 8,    0,   16,  1, "SEE pruning at or below this depth (0: off)";
     SEE_QUIET_MUL      = 60,  10,  200,  5, "quiet SEE threshold: -MUL * depth (cp)";
     SEE_NOISY_MUL      = 25,   5,  100,  3, "capture SEE threshold: -MUL * depth^2 (cp)";
 
-    // Late move reductions (table in 1/100 plies; adjustments in 1/1024 plies). Checking
-    // moves are reduced three plies less (1024 until 23cb28a: +18.6 +/- 30.7 in games and 6
-    // more WAC positions at 250k nodes with 3072; docs/search.md).
-    LMR_DEPTH          = 3,    1,   64,  1, "reduce from this depth on (64: off)";
+    // Late move reductions (table in 1/100 plies; adjustments in 1/1024 plies).
+    LMR_MIN_DEPTH          = 3,    1,   64,  1, "reduce from this depth on (64: off)";
     LMR_MOVES          = 2,    1,   16,  1, "moves searched fully before reductions (+1 at PV nodes)";
     LMR_BASE           = 77,   0,  300, 10, "reduction table: flat part (1/100 ply)";
     LMR_DIV            = 236, 100, 500, 10, "reduction table: divisor of ln(depth)*ln(moves) (1/100)";
@@ -191,14 +195,11 @@ define_params! {
     LMR_NOISY          = 1024, 0, 3072, 128, "less reduction for captures";
     LMR_CHECK          = 3072, 0, 4096, 128, "less reduction for checking moves";
     LMR_HIST_DIV       = 8192, 1024, 32768, 512, "reduction -= history * 1024 / DIV";
-    LMR_DEEPER         = 40,   0,  200, 5, "re-search one ply deeper when this far above best (cp)";
+    LMR_DEEPER_MARGIN         = 40,   0,  200, 5, "re-search one ply deeper when this far above best (cp)";
 
-    // Quiescence search. Delta pruning is off by default: it lost in games (-20.9 +/- 27.6)
-    // though it saves bench nodes (docs/search.md).
+    // Quiescence search (delta pruning and quiet checks are off by default: docs/search.md).
     QS_SEE_MARGIN      = 0,    0,  300, 10, "skip captures whose SEE is below -MARGIN";
-    QS_DELTA           = 1000, 0, 1000, 25, "delta pruning margin over the captured piece (cp; 1000: off in effect)";
-    // Quiet checks at the first quiescence ply: off by default, neutral in games (-5.8 +/-
-    // 25.8); it saves 0.6% of the bench nodes but costs about 2.7% more instructions per node.
+    QS_DELTA_MARGIN           = 1000, 0, 1000, 25, "delta pruning margin over the captured piece (cp; 1000: off in effect)";
     QS_CHECKS          = 0,    0,    1,  1, "quiet checks at the first quiescence ply (0: off)";
 
     // History updates: bonus = clamp(MUL * depth - BASE, 0, MAX).
@@ -209,14 +210,14 @@ define_params! {
     HIST_MALUS_BASE    = 250,   0, 1000, 25, "history malus offset";
     HIST_MALUS_MAX     = 2500, 500, 8000, 100, "history malus cap";
 
-    // Static-eval correction history (percent weights; both 0: off, the default: neutral in
-    // games, +0.0 +/- 28.2, while costing nodes; docs/search.md).
+    // Static-eval correction history (percent weights; both 0, the default, switch it off:
+    // docs/search.md).
     CORR_PAWN_WEIGHT   = 0,    0,  300, 10, "weight of the pawn-structure correction";
     CORR_NONPAWN_WEIGHT = 0,   0,  300, 10, "weight of the non-pawn correction";
 
     // Lazy SMP (helper threads only; one thread is unaffected).
     SMP_SKIP_BLOCKS    = 1,    0,    1,  1, "helpers skip iterations in staggered blocks (0: off)";
-    SMP_ASP_SPREAD     = 4,    0,   40,  2, "helper aspiration window widened by (id mod 4) * SPREAD (cp)";
+    SMP_ASP_MUL     = 4,    0,   40,  2, "helper aspiration window widened by (id mod 4) * SPREAD (cp)";
     SMP_VOTE           = 1,    0,    1,  1, "choose the move by a vote of all threads (0: main thread)";
     SMP_VOTE_BASE      = 20,   1,  200,  5, "vote weight = (score - worst score + BASE) * depth";
 
@@ -237,26 +238,26 @@ define_params! {
 /// Each search technique and the parameter settings that switch it off (every value inside
 /// its parameter's range, so a `setoption` does it in the release build).
 pub const TECHNIQUES: &[(&str, &[(&str, i32)])] = &[
-    ("aspiration windows", &[("ASP_DEPTH", 64)]),
-    ("singular extensions", &[("SE_DEPTH", 64)]),
-    ("reverse futility pruning", &[("RFP_DEPTH", 0)]),
-    ("null move pruning", &[("NMP_DEPTH", 64)]),
-    ("null move verification", &[("NMP_VERIFY_DEPTH", 64)]),
-    ("probcut", &[("PROBCUT_DEPTH", 64)]),
-    ("late move pruning", &[("LMP_DEPTH", 0)]),
-    ("futility pruning", &[("FP_DEPTH", 0)]),
-    ("history pruning", &[("HP_DEPTH", 0)]),
-    ("SEE pruning", &[("SEE_DEPTH", 0)]),
-    ("late move reductions", &[("LMR_DEPTH", 64)]),
+    ("aspiration windows", &[("ASP_MIN_DEPTH", 64)]),
+    ("singular extensions", &[("SE_MIN_DEPTH", 64)]),
+    ("reverse futility pruning", &[("RFP_MAX_DEPTH", 0)]),
+    ("null move pruning", &[("NMP_MIN_DEPTH", 64)]),
+    ("null move verification", &[("NMP_VERIFY_MIN_DEPTH", 64)]),
+    ("probcut", &[("PROBCUT_MIN_DEPTH", 64)]),
+    ("late move pruning", &[("LMP_MAX_DEPTH", 0)]),
+    ("futility pruning", &[("FP_MAX_DEPTH", 0)]),
+    ("history pruning", &[("HP_MAX_DEPTH", 0)]),
+    ("SEE pruning", &[("SEE_MAX_DEPTH", 0)]),
+    ("late move reductions", &[("LMR_MIN_DEPTH", 64)]),
 ];
 
 /// Techniques that stay in the search, off by default because games did not prove them, and
 /// the settings that switch them on (for tuners and for the next measurement).
 pub const DEFAULT_OFF: &[(&str, &[(&str, i32)])] = &[
-    ("razoring", &[("RAZOR_DEPTH", 3)]),
+    ("razoring", &[("RAZOR_MAX_DEPTH", 3)]),
     ("check extension", &[("EXT_CHECK", 1)]),
-    ("internal iterative reduction", &[("IIR_DEPTH", 4)]),
-    ("quiescence delta pruning", &[("QS_DELTA", 200)]),
+    ("internal iterative reduction", &[("IIR_MIN_DEPTH", 4)]),
+    ("quiescence delta pruning", &[("QS_DELTA_MARGIN", 200)]),
     ("quiescence checks", &[("QS_CHECKS", 1)]),
     (
         "correction history",
@@ -335,6 +336,50 @@ pub fn weather_factory_json() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_name_follows_the_naming_rule() {
+        const SUFFIXES: [&str; 12] = [
+            "_MIN_DEPTH",
+            "_MAX_DEPTH",
+            "_BASE",
+            "_MUL",
+            "_MARGIN",
+            "_DIV",
+            "_PCT",
+            "_PERMILLE",
+            "_MAX",
+            "_WEIGHT",
+            "_REDUCTION",
+            "_MOVES",
+        ];
+        const SWITCHES: [&str; 4] = ["EXT_CHECK", "QS_CHECKS", "SMP_SKIP_BLOCKS", "SMP_VOTE"];
+        for s in PARAM_SPECS {
+            let ok = SUFFIXES.iter().any(|x| s.name.ends_with(x))
+                || SWITCHES.contains(&s.name)
+                || (s.name.starts_with("LMR_") && s.doc.contains("reduction"));
+            assert!(
+                ok,
+                "{} does not follow the naming rule of params.rs",
+                s.name
+            );
+            if SWITCHES.contains(&s.name) {
+                assert_eq!((s.min, s.max), (0, 1), "{} is a switch", s.name);
+            }
+            if s.name.ends_with("_MIN_DEPTH") {
+                assert!(
+                    s.doc.contains("from this depth on"),
+                    "{}: {}",
+                    s.name,
+                    s.doc
+                );
+            }
+            if s.name.ends_with("_MAX_DEPTH") {
+                assert!(s.doc.contains("at or below"), "{}: {}", s.name, s.doc);
+            }
+        }
+    }
+
     use std::collections::HashSet;
 
     #[test]

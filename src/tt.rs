@@ -37,6 +37,12 @@ const DEPTH_MASK: u64 = 0xFF;
 const BOUND_MASK: u64 = 0b11;
 const GEN_MASK: u64 = 0b1_1111;
 const GEN_CYCLE: u8 = 32;
+/// A result of this search for the same position is kept against a non-exact one this many
+/// plies shallower or more: a much shallower bound adds less than the deep one it would erase.
+const KEEP_DEEPER_BY: i32 = 4;
+/// When choosing the slot to replace, one search of age counts as this many plies of depth:
+/// entries of earlier searches go first unless they are far deeper.
+const AGE_WEIGHT: i32 = 8;
 /// Stored depth = depth + DEPTH_OFFSET, so depths down to -DEPTH_OFFSET fit.
 const DEPTH_OFFSET: i32 = 4;
 
@@ -257,7 +263,10 @@ impl TranspositionTable {
             let old = unpack(data);
             if check ^ data == key && old.bound != Bound::None {
                 // Same position: keep a deeper result of this search unless the new one is exact.
-                if bound != Bound::Exact && old.generation == generation && depth + 4 <= old.depth {
+                if bound != Bound::Exact
+                    && old.generation == generation
+                    && depth + KEEP_DEEPER_BY <= old.depth
+                {
                     return;
                 }
                 if mv.is_none() {
@@ -271,7 +280,7 @@ impl TranspositionTable {
             let worth = if old.bound == Bound::None {
                 i32::MIN
             } else {
-                old.depth - 8 * i32::from(age)
+                old.depth - AGE_WEIGHT * i32::from(age)
             };
             if worth < target_worth {
                 target_worth = worth;

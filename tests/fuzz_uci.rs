@@ -43,10 +43,10 @@ const OPTIONS: &[&str] = &[
     "Move Overhead",
     "Ponder",
     "UCI_Chess960",
-    "RFP_MARGIN",
+    "RFP_MUL",
     "LMR_DIV",
     "NMP_BASE",
-    "ASP_WINDOW",
+    "ASP_MARGIN",
     "SEE_QUIET_MUL",
     "Nonexistent",
 ];

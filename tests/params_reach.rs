@@ -27,10 +27,10 @@ fn every_off_switch_changes_the_search() {
     let default = nodes(&[], depth);
     assert_eq!(default, nodes(&[], depth), "searches are deterministic");
     for (technique, settings) in TECHNIQUES {
-        if settings.iter().any(|(n, _)| *n == "NMP_VERIFY_DEPTH") {
+        if settings.iter().any(|(n, _)| *n == "NMP_VERIFY_MIN_DEPTH") {
             // Verification only runs from depth 12 on: compare it switched on everywhere with
             // switched off.
-            let everywhere = nodes(&[("NMP_VERIFY_DEPTH", 1)], depth);
+            let everywhere = nodes(&[("NMP_VERIFY_MIN_DEPTH", 1)], depth);
             assert_ne!(
                 everywhere,
                 nodes(settings, depth),

@@ -53,8 +53,8 @@ fn zugzwangs_are_solved_and_verification_matters() {
     // The verification search (here at every depth) finds zugzwangs that plain null-move
     // pruning (verification off) gets wrong. Depth 16: with the check extension off (its
     // default since 454e803) both settings solve the same positions at depth 14.
-    let verified = zugzwangs_solved(&[("NMP_VERIFY_DEPTH", "1")]);
-    let unverified = zugzwangs_solved(&[("NMP_VERIFY_DEPTH", "64")]);
+    let verified = zugzwangs_solved(&[("NMP_VERIFY_MIN_DEPTH", "1")]);
+    let unverified = zugzwangs_solved(&[("NMP_VERIFY_MIN_DEPTH", "64")]);
     assert!(
         verified.len() > unverified.len(),
         "verified {verified:?}, unverified {unverified:?}"

@@ -31,7 +31,7 @@ fn handshake_lists_options_and_ends_with_uciok() {
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("option name ASP_WINDOW type spin"))
+            .any(|l| l.starts_with("option name ASP_MARGIN type spin"))
     );
     assert!(e.quit().success());
 }
@@ -71,7 +71,7 @@ fn bad_input_is_reported_and_state_survives() {
         "setoption name Hash value abc",
         "setoption name Hash value 0",
         "setoption name Threads value 100000",
-        "setoption name ASP_WINDOW value 100000",
+        "setoption name ASP_MARGIN value 100000",
         "setoption name UCI_Chess960 value maybe",
         "setoption",
         "foo bar",
@@ -235,11 +235,11 @@ fn bench_command_uses_the_parameters_that_were_set() {
         line.split_whitespace().next().unwrap().parse().unwrap()
     };
     let default = nodes(&mut e);
-    e.send("setoption name LMR_DEPTH value 64");
+    e.send("setoption name LMR_MIN_DEPTH value 64");
     let without_lmr = nodes(&mut e);
     e.send(&format!(
-        "setoption name LMR_DEPTH value {}",
-        shears::params::Params::DEFAULTS.LMR_DEPTH
+        "setoption name LMR_MIN_DEPTH value {}",
+        shears::params::Params::DEFAULTS.LMR_MIN_DEPTH
     ));
     let again = nodes(&mut e);
     assert_ne!(default, without_lmr, "bench ignored setoption");

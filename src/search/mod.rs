@@ -50,6 +50,12 @@ impl Node for NonPv {
     const ROOT: bool = false;
 }
 
+/// Reductions are counted in 1/1024 plies, so fractional adjustments add up before rounding.
+pub(crate) const PLY: i32 = 1024;
+
+/// Iterations in a row with the same best move counted by the time manager, at most.
+const STABILITY_CAP: i32 = 8;
+
 /// Late-move reduction table in 1/1024 plies: `base + ln(depth) * ln(moves) / div`.
 pub(crate) fn lmr_table(p: &Params) -> Vec<[i32; 64]> {
     let mut t = vec![[0; 64]; 64];
@@ -57,7 +63,7 @@ pub(crate) fn lmr_table(p: &Params) -> Vec<[i32; 64]> {
         for (m, cell) in row.iter_mut().enumerate().skip(1) {
             let r = f64::from(p.LMR_BASE) / 100.0
                 + (d as f64).ln() * (m as f64).ln() / (f64::from(p.LMR_DIV) / 100.0);
-            *cell = (r * 1024.0) as i32;
+            *cell = (r * f64::from(PLY)) as i32;
         }
     }
     t
@@ -153,7 +159,7 @@ impl Worker {
                 continue;
             }
             stability = if previous.best_move == self.state.result.best_move {
-                (stability + 1).min(8)
+                (stability + 1).min(STABILITY_CAP)
             } else {
                 0
             };
@@ -247,8 +253,8 @@ impl Worker {
 
     fn aspiration(&mut self, sh: &SearchShared, depth: i32, prev: i32) -> i32 {
         let p = crate::params::active(&sh.params);
-        let mut delta = p.ASP_WINDOW + aspiration_spread(self.id, p);
-        let (mut alpha, mut beta) = if depth >= p.ASP_DEPTH {
+        let mut delta = p.ASP_MARGIN + aspiration_spread(self.id, p);
+        let (mut alpha, mut beta) = if depth >= p.ASP_MIN_DEPTH {
             ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
         } else {
             (-INFINITE, INFINITE)

@@ -5,7 +5,7 @@ use shakmaty::Move;
 
 use super::Worker;
 use super::shared::SearchShared;
-use super::{Node, NonPv, Pv};
+use super::{Node, NonPv, PLY, Pv};
 use crate::eval;
 use crate::history::PieceTo;
 use crate::movepick::{MovePicker, is_noisy, quiet_score};
@@ -17,6 +17,10 @@ use crate::tt::{Bound, Entry};
 
 /// Static eval stored for nodes in check (there is none).
 pub(crate) const EVAL_NONE: i32 = -INFINITE;
+
+/// No TT cutoffs this close to the 50-move rule: a stored score does not know how many
+/// reversible moves led to the position, and may be a win that the rule turns into a draw.
+const TT_CUT_MAX_HALFMOVES: u32 = 90;
 
 /// Most moves of one kind remembered at a node for history maluses.
 const TRIED_CAP: usize = 64;
@@ -33,7 +37,7 @@ pub(crate) fn history_malus(p: &Params, depth: i32) -> i32 {
 
 #[inline]
 fn rfp_margin(p: &Params, depth: i32, improving: bool) -> i32 {
-    p.RFP_MARGIN * depth - p.RFP_IMPROVING * i32::from(improving)
+    p.RFP_MUL * depth - p.RFP_IMPROVING_MARGIN * i32::from(improving)
 }
 
 /// Correction history is in use (both weights 0 switch it off, the default): when it is not,
@@ -50,13 +54,17 @@ fn razor_margin(p: &Params, depth: i32) -> i32 {
 
 #[inline]
 fn nmp_reduction(p: &Params, depth: i32, eval: i32, beta: i32) -> i32 {
-    p.NMP_BASE + depth / p.NMP_DEPTH_DIV + ((eval - beta) / p.NMP_EVAL_DIV).min(3)
+    p.NMP_BASE + depth / p.NMP_DEPTH_DIV + ((eval - beta) / p.NMP_EVAL_DIV).min(p.NMP_EVAL_MAX)
 }
 
 #[inline]
 fn lmp_limit(p: &Params, depth: i32, improving: bool) -> i32 {
     let limit = (p.LMP_BASE + p.LMP_MUL * depth * depth) / 100;
-    if improving { limit } else { limit / 2 }
+    if improving {
+        limit
+    } else {
+        limit * p.LMP_WORSENING_PCT / 100
+    }
 }
 
 #[inline]
@@ -214,7 +222,7 @@ impl Worker {
         if !N::PV
             && let Some(e) = entry
             && e.depth >= depth
-            && self.state.pos.halfmoves() < 90
+            && self.state.pos.halfmoves() < TT_CUT_MAX_HALFMOVES
             && tt_cuts(&e, alpha, beta)
         {
             self.state.stats.tt_cuts += 1;
@@ -274,7 +282,7 @@ impl Worker {
         let prunable = !N::PV && !in_check && !singular_search;
 
         // Step 6. Razoring: hopeless nodes near the horizon go straight to quiescence.
-        if prunable && depth <= p.RAZOR_DEPTH && eval + razor_margin(p, depth) <= alpha {
+        if prunable && depth <= p.RAZOR_MAX_DEPTH && eval + razor_margin(p, depth) <= alpha {
             let score = self.qsearch::<NonPv>(sh, alpha, alpha + 1, true);
             if score <= alpha {
                 self.state.stats.razor += 1;
@@ -285,7 +293,7 @@ impl Worker {
         // Step 7. Reverse futility pruning: far enough above beta that no move will fall
         // below it.
         if prunable
-            && depth <= p.RFP_DEPTH
+            && depth <= p.RFP_MAX_DEPTH
             && !is_mate_score(beta)
             && eval - rfp_margin(p, depth, improving) >= beta
         {
@@ -296,7 +304,7 @@ impl Worker {
         // Step 8. Null move pruning: if passing still fails high, so would a real move.
         // Never twice in a row, not with only pawns, verified at high depth.
         if prunable
-            && depth >= p.NMP_DEPTH
+            && depth >= p.NMP_MIN_DEPTH
             && eval >= beta
             && static_eval >= beta
             && !is_mate_score(beta)
@@ -321,12 +329,13 @@ impl Worker {
                 if score >= beta {
                     // Mate scores from a null move prove nothing.
                     let score = if is_mate_score(score) { beta } else { score };
-                    if depth < p.NMP_VERIFY_DEPTH || self.state.nmp_min_ply > 0 {
+                    if depth < p.NMP_VERIFY_MIN_DEPTH || self.state.nmp_min_ply > 0 {
                         self.state.stats.nmp_cuts += 1;
                         return score;
                     }
                     // Verification: search again without null moves for the next plies.
-                    self.state.nmp_min_ply = ply + (3 * (depth - r) / 4).max(0) as usize;
+                    self.state.nmp_min_ply =
+                        ply + ((depth - r) * p.NMP_VERIFY_PLY_PCT / 100).max(0) as usize;
                     let v = self.negamax::<NonPv>(sh, beta - 1, beta, depth - r, false);
                     self.state.nmp_min_ply = 0;
                     if v >= beta {
@@ -342,10 +351,13 @@ impl Worker {
         // Step 9. ProbCut: a capture that beats beta by a margin in a shallow search most
         // likely beats beta in the full one.
         let probcut_beta = beta + p.PROBCUT_MARGIN;
+        // The confirming search's depth; its result, one ply up, is worth that depth plus one.
+        let probcut_depth = depth - p.PROBCUT_REDUCTION;
+        let probcut_tt_depth = probcut_depth + 1;
         if prunable
-            && depth >= p.PROBCUT_DEPTH
+            && depth >= p.PROBCUT_MIN_DEPTH
             && !is_mate_score(beta)
-            && !entry.is_some_and(|e| e.depth >= depth - 3 && e.score < probcut_beta)
+            && !entry.is_some_and(|e| e.depth >= probcut_tt_depth && e.score < probcut_beta)
         {
             let cont = self.cont_keys(ply);
             let mut picker = MovePicker::new_qsearch(tt_move, false, cont);
@@ -361,7 +373,7 @@ impl Worker {
                         sh,
                         -probcut_beta,
                         -probcut_beta + 1,
-                        depth - 4,
+                        probcut_depth,
                         !cut_node,
                     );
                 }
@@ -376,7 +388,7 @@ impl Worker {
                         Move16::from_move(m),
                         score,
                         raw_eval,
-                        depth - 3,
+                        probcut_tt_depth,
                         Bound::Lower,
                         tt_pv,
                         ply,
@@ -388,7 +400,8 @@ impl Worker {
 
         // Step 10. Internal iterative reduction: without a TT move this node is poorly
         // ordered; search it shallower.
-        if (N::PV || cut_node) && !singular_search && tt_move.is_none() && depth >= p.IIR_DEPTH {
+        if (N::PV || cut_node) && !singular_search && tt_move.is_none() && depth >= p.IIR_MIN_DEPTH
+        {
             self.state.stats.iir += 1;
             depth -= 1;
         }
@@ -423,14 +436,16 @@ impl Worker {
                 self.game.hist.capture(turn, m)
             };
             let base_r = self.state.lmr[depth.min(63) as usize][move_count.min(63) as usize];
-            let lmr_depth = (depth - 1 - base_r / 1024).max(0);
+            let lmr_depth = (depth - 1 - base_r / PLY).max(0);
 
             // Step 12. Prune late and losing moves near the horizon, once a move has kept us
             // out of being mated. Checking moves are exempt from all but SEE pruning (with the
             // captures' threshold).
             if !N::ROOT && best > -MATE_BOUND && self.state.pos.has_non_pawn_material(turn) {
                 // Late move pruning: enough quiets tried; no more quiets from the picker.
-                if is_quiet && depth <= p.LMP_DEPTH && move_count >= lmp_limit(p, depth, improving)
+                if is_quiet
+                    && depth <= p.LMP_MAX_DEPTH
+                    && move_count >= lmp_limit(p, depth, improving)
                 {
                     self.state.stats.lmp += 1;
                     picker.skip_quiets(check_info);
@@ -441,7 +456,7 @@ impl Worker {
                 if is_quiet && !gives_check {
                     // Futility pruning: even a good quiet will not reach alpha.
                     if !in_check
-                        && lmr_depth <= p.FP_DEPTH
+                        && lmr_depth <= p.FP_MAX_DEPTH
                         && static_eval + futility_margin(p, lmr_depth) <= alpha
                     {
                         self.state.stats.futility += 1;
@@ -449,7 +464,7 @@ impl Worker {
                         continue;
                     }
                     // History pruning: quiets that keep failing here.
-                    if lmr_depth <= p.HP_DEPTH && stat < -p.HP_MARGIN * depth {
+                    if lmr_depth <= p.HP_MAX_DEPTH && stat < -p.HP_MUL * depth {
                         self.state.stats.history_pruned += 1;
                         continue;
                     }
@@ -457,7 +472,7 @@ impl Worker {
                 // SEE pruning: moves that lose too much material.
                 let quiet_rule = is_quiet && !gives_check;
                 let see_depth = if quiet_rule { lmr_depth } else { depth };
-                if depth <= p.SEE_DEPTH
+                if depth <= p.SEE_MAX_DEPTH
                     && !see::see_ge(
                         self.state.pos.board(),
                         m,
@@ -473,9 +488,9 @@ impl Worker {
             let mut extension = 0;
             if !N::ROOT
                 && Some(m) == tt_move
-                && depth >= p.SE_DEPTH
+                && depth >= p.SE_MIN_DEPTH
                 && let Some(e) = entry
-                && e.depth >= depth - p.SE_TT_DEPTH
+                && e.depth >= depth - p.SE_TT_DEPTH_MARGIN
                 && e.bound != Bound::Upper
                 && !is_mate_score(e.score)
                 && ply < 2 * self.state.root_depth as usize
@@ -536,7 +551,7 @@ impl Worker {
             let lmr_moves = p.LMR_MOVES + i32::from(N::PV);
             let mut needs_full = !full_window_first;
             let mut reduced_search = false;
-            if depth >= p.LMR_DEPTH && move_count > lmr_moves && !full_window_first {
+            if depth >= p.LMR_MIN_DEPTH && move_count > lmr_moves && !full_window_first {
                 reduced_search = true;
                 let mut r = base_r;
                 r -= p.LMR_PV * i32::from(tt_pv);
@@ -545,8 +560,8 @@ impl Worker {
                 r += p.LMR_TT_CAPTURE * i32::from(tt_capture && is_quiet);
                 r -= p.LMR_NOISY * i32::from(!is_quiet);
                 r -= p.LMR_CHECK * i32::from(gives_check);
-                r -= stat * 1024 / p.LMR_HIST_DIV;
-                let reduced = (new_depth - r / 1024).clamp(1, new_depth.max(1));
+                r -= stat * PLY / p.LMR_HIST_DIV;
+                let reduced = (new_depth - r / PLY).clamp(1, new_depth.max(1));
                 self.state.stats.lmr_searches += 1;
                 score = -self.negamax::<NonPv>(sh, -alpha - 1, -alpha, reduced, true);
                 needs_full = score > alpha && reduced < new_depth;
@@ -556,7 +571,7 @@ impl Worker {
             }
             let mut search_depth = new_depth;
             if needs_full {
-                if reduced_search && score > best + p.LMR_DEEPER {
+                if reduced_search && score > best + p.LMR_DEEPER_MARGIN {
                     search_depth += 1;
                 }
                 score = -self.negamax::<NonPv>(sh, -alpha - 1, -alpha, search_depth, !cut_node);

@@ -115,7 +115,7 @@ impl Worker {
                     continue;
                 }
                 if !m.is_promotion()
-                    && static_eval + see::immediate_gain(m) + p.QS_DELTA <= alpha
+                    && static_eval + see::immediate_gain(m) + p.QS_DELTA_MARGIN <= alpha
                     && !self.state.pos.gives_check(m)
                 {
                     self.state.stats.qs_delta += 1;

@@ -64,7 +64,7 @@ pub(crate) fn aspiration_spread(id: usize, p: &Params) -> i32 {
     if id == 0 {
         0
     } else {
-        (id % 4) as i32 * p.SMP_ASP_SPREAD
+        (id % 4) as i32 * p.SMP_ASP_MUL
     }
 }
 

@@ -153,7 +153,7 @@ mod tests {
         let values = [10.0, 12.0, 11.0, 15.0];
         let series: Vec<Series> = (0..4)
             .map(|_| Series {
-                name: "RFP_MARGIN",
+                name: "RFP_MUL",
                 min: 0.0,
                 max: 20.0,
                 start: 10.0,

@@ -515,8 +515,8 @@ mod tests {
     #[test]
     fn parameters_are_selected_by_name() {
         assert_eq!(select_params("all").unwrap().len(), PARAM_SPECS.len());
-        let two = select_params("rfp_margin, NMP_BASE").unwrap();
-        assert_eq!(two[0].name, "RFP_MARGIN");
+        let two = select_params("rfp_mul, NMP_BASE").unwrap();
+        assert_eq!(two[0].name, "RFP_MUL");
         assert_eq!(two[1].name, "NMP_BASE");
         assert!(select_params("NOPE").is_err());
     }
@@ -535,7 +535,7 @@ mod tests {
         )
         .unwrap();
         let mut cfg = Config {
-            params: select_params("RFP_MARGIN,LMR_BASE").unwrap(),
+            params: select_params("RFP_MUL,LMR_BASE").unwrap(),
             iterations: 2,
             pairs: 1,
             tc: TimeControl::Nodes(300),
@@ -556,7 +556,7 @@ mod tests {
         assert_eq!(csv.lines().count(), 3, "{csv}");
         assert!(cfg.out.join("plot.png").exists());
         let result = std::fs::read_to_string(cfg.out.join("result.txt")).unwrap();
-        assert!(result.starts_with("RFP_MARGIN, "));
+        assert!(result.starts_with("RFP_MUL, "));
         // Resume into a longer run: only the missing iteration is played.
         cfg.iterations = 3;
         run(&cfg).unwrap();
