@@ -10,6 +10,7 @@ pub mod epd;
 pub mod eval;
 mod eval_weights;
 mod history;
+pub mod movegen;
 mod movepick;
 mod moves;
 pub mod params;

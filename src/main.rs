@@ -247,7 +247,8 @@ fn cmd_perft(args: &[String]) -> i32 {
         return 2;
     }
     let start = std::time::Instant::now();
-    let nodes = shakmaty::perft(engine.position().board(), depth);
+    let mut pos = engine.position().clone();
+    let nodes = shears::movegen::perft(&mut pos, depth);
     let ms = start.elapsed().as_millis().max(1) as u64;
     println!("{nodes} nodes {} nps", nodes * 1000 / ms);
     0

@@ -1,16 +1,18 @@
 //! Staged move picker: TT move, good captures (by SEE, victim value and capture history),
 //! killers, counter move, quiets by history, bad captures.
 //!
-//! All legal moves are generated once (shakmaty generates legal moves only), after the TT move
-//! has been tried; captures and queen promotions ("noisy" moves) are scored first, quiets only
-//! when the picker reaches them, so a cutoff by the TT move or a capture skips the rest.
+//! Moves are generated in stages (`movegen.rs`), after the TT move has been tried: the legal
+//! captures and queen promotions ("noisy" moves) first, the quiet moves only when the picker
+//! reaches them, so a cutoff by the TT move or a capture never generates the quiets. In check
+//! all legal evasions are generated at once.
 
 use arrayvec::ArrayVec;
 use shakmaty::{Move, MoveList, Role};
 
 use crate::history::{Histories, PieceTo};
+use crate::movegen::CheckInfo;
 use crate::moves::Move16;
-use crate::position::{CheckInfo, Position};
+use crate::position::Position;
 use crate::see;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

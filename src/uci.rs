@@ -417,9 +417,9 @@ impl UciSession {
                 if self.engine.is_searching() {
                     self.fail("cannot run perft while searching");
                 } else {
-                    let pos = self.engine.position().board().clone();
+                    let mut pos = self.engine.position().clone();
                     let start = std::time::Instant::now();
-                    let n = shakmaty::perft(&pos, depth);
+                    let n = crate::movegen::perft(&mut pos, depth);
                     let ms = start.elapsed().as_millis().max(1);
                     self.emit(&format!("info string perft {depth} nodes {n} time {ms}"));
                 }

@@ -1,5 +1,6 @@
-//! Move generation and the copy-make stack against the perft suites, and the incremental
-//! Zobrist key and evaluation sum against full recomputations after every move.
+//! The search's staged move generators and the copy-make stack against the perft suites
+//! (`tests/data/`), and the incremental Zobrist key and evaluation sum against full
+//! recomputations after every move.
 
 use shakmaty::{CastlingMode, Position as _};
 use shears::eval::psq_full;
@@ -9,7 +10,7 @@ use shears::position::{Position, full_hash};
 const MAX_NODES: u64 = 400_000;
 
 fn suite(name: &str) -> String {
-    let path = format!("{}/../shared/suites/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -32,9 +33,10 @@ fn parse_suite(text: &str) -> Vec<(String, Vec<(u32, u64)>)> {
         .collect()
 }
 
-/// Perft through our own make/unmake, checking the key after every move.
+/// Perft through the search's staged generators (evasions in check, else noisy then quiet
+/// moves) and our own make/unmake, checking the key and evaluation sum after every move.
 fn perft(pos: &mut Position, depth: u32) -> u64 {
-    let moves = pos.legal_moves();
+    let moves = pos.staged_moves();
     if depth == 1 {
         return moves.len() as u64;
     }

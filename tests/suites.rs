@@ -9,11 +9,8 @@ fn suite(path: &str) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn shared(name: &str) -> String {
-    suite(&format!(
-        "{}/../shared/suites/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
+fn data(name: &str) -> String {
+    suite(&format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR")))
 }
 
 /// The zugzwang positions that some null-move setting solves at depth 14 (the rest need far
@@ -31,7 +28,7 @@ fn zugzwangs_solved(settings: &[(&str, &str)]) -> Vec<String> {
         e.set_option(name, Some(value)).unwrap();
     }
     let mut ok = Vec::new();
-    for line in shared("zugts.epd").lines().filter(|l| !l.trim().is_empty()) {
+    for line in data("zugts.epd").lines().filter(|l| !l.trim().is_empty()) {
         let case = parse_line(line).unwrap();
         if !ZUGZWANGS.contains(&case.id.as_str()) {
             continue;
