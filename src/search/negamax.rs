@@ -15,6 +15,25 @@ use crate::score::{DRAW, INFINITE, MATE_BOUND, MAX_PLY, is_mate_score, mate_in, 
 use crate::see;
 use crate::tt::{Bound, Entry};
 
+/// What the steps of one node share once its TT entry and static eval are known.
+#[derive(Clone, Copy)]
+struct NodeInfo {
+    ply: usize,
+    /// The node's depth (after internal iterative reduction, once that has run).
+    depth: i32,
+    key: u64,
+    entry: Option<Entry>,
+    tt_move: Option<Move>,
+    /// Static eval before correction (what the TT stores).
+    raw_eval: i32,
+    /// Corrected static eval.
+    static_eval: i32,
+    /// Best estimate: the TT score where its bound points past the static eval.
+    eval: i32,
+    tt_pv: bool,
+    cut_node: bool,
+}
+
 /// Static eval stored for nodes in check (there is none).
 pub(crate) const EVAL_NONE: i32 = -INFINITE;
 
@@ -240,44 +259,26 @@ impl Worker {
 
         // Step 5. Static evaluation, corrected; a TT score is a better estimate when its bound
         // points the right way. `improving`: better than two plies ago.
-        let raw_eval;
-        let static_eval;
-        let mut eval;
-        if in_check {
-            raw_eval = EVAL_NONE;
-            static_eval = EVAL_NONE;
-            eval = EVAL_NONE;
-        } else {
-            raw_eval = match entry {
-                Some(e) if e.eval != EVAL_NONE => e.eval,
-                _ => eval::evaluate_cached(&self.state.pos, &mut self.game.pawn_cache),
-            };
-            static_eval = self.corrected_eval(p, raw_eval);
-            eval = static_eval;
-            if let Some(e) = entry
-                && e.depth > 0
-                && tt_refines(&e, eval)
-            {
-                eval = e.score;
-            }
-        }
-        let improving = !in_check && {
-            let two = self.state.stack.back(ply, 2);
-            let four = self.state.stack.back(ply, 4);
-            if ply >= 2 && !two.in_check {
-                static_eval > two.static_eval
-            } else if ply >= 4 && !four.in_check {
-                static_eval > four.static_eval
-            } else {
-                true
-            }
-        };
+        let (raw_eval, static_eval, eval) = self.static_eval(p, in_check, entry);
+        let improving = !in_check && self.improving(ply, static_eval);
         {
             let ss = self.state.stack.at_mut(ply);
             ss.static_eval = static_eval;
             ss.in_check = in_check;
         }
         self.state.stack.at_mut(ply + 1).killers = [Move16::NONE; 2];
+        let mut node = NodeInfo {
+            ply,
+            depth,
+            key,
+            entry,
+            tt_move,
+            raw_eval,
+            static_eval,
+            eval,
+            tt_pv,
+            cut_node,
+        };
 
         let prunable = !N::PV && !in_check && !singular_search;
 
@@ -311,91 +312,19 @@ impl Worker {
             && !self.state.stack.back(ply, 1).null_move
             && ply >= self.state.nmp_min_ply
             && self.state.pos.has_non_pawn_material(self.state.pos.turn())
+            && let Some(score) = self.null_move_pruning(sh, &node, beta)
         {
-            self.state.stats.nmp_tries += 1;
-            let r = nmp_reduction(p, depth, eval, beta);
-            {
-                let ss = self.state.stack.at_mut(ply);
-                ss.piece_to = None;
-                ss.null_move = true;
-            }
-            if self.state.pos.make_null() {
-                let score = -self.negamax::<NonPv>(sh, -beta, -beta + 1, depth - r, !cut_node);
-                self.state.pos.unmake();
-                self.state.stack.at_mut(ply).null_move = false;
-                if self.aborted(sh) {
-                    return 0;
-                }
-                if score >= beta {
-                    // Mate scores from a null move prove nothing.
-                    let score = if is_mate_score(score) { beta } else { score };
-                    if depth < p.NMP_VERIFY_MIN_DEPTH || self.state.nmp_min_ply > 0 {
-                        self.state.stats.nmp_cuts += 1;
-                        return score;
-                    }
-                    // Verification: search again without null moves for the next plies.
-                    self.state.nmp_min_ply =
-                        ply + ((depth - r) * p.NMP_VERIFY_PLY_PCT / 100).max(0) as usize;
-                    let v = self.negamax::<NonPv>(sh, beta - 1, beta, depth - r, false);
-                    self.state.nmp_min_ply = 0;
-                    if v >= beta {
-                        self.state.stats.nmp_cuts += 1;
-                        return score;
-                    }
-                }
-            } else {
-                self.state.stack.at_mut(ply).null_move = false;
-            }
+            return score;
         }
 
         // Step 9. ProbCut: a capture that beats beta by a margin in a shallow search most
         // likely beats beta in the full one.
-        let probcut_beta = beta + p.PROBCUT_MARGIN;
-        // The confirming search's depth; its result, one ply up, is worth that depth plus one.
-        let probcut_depth = depth - p.PROBCUT_REDUCTION;
-        let probcut_tt_depth = probcut_depth + 1;
         if prunable
             && depth >= p.PROBCUT_MIN_DEPTH
             && !is_mate_score(beta)
-            && !entry.is_some_and(|e| e.depth >= probcut_tt_depth && e.score < probcut_beta)
+            && let Some(score) = self.probcut(sh, &node, beta)
         {
-            let cont = self.cont_keys(ply);
-            let mut picker = MovePicker::new_qsearch(tt_move, false, cont);
-            let threshold = probcut_beta - static_eval;
-            while let Some(m) = picker.next(&self.state.pos, &self.game.hist) {
-                if !see::see_ge(self.state.pos.board(), m, threshold) {
-                    continue;
-                }
-                self.make_move(ply, m);
-                let mut score = -self.qsearch::<NonPv>(sh, -probcut_beta, -probcut_beta + 1, false);
-                if score >= probcut_beta {
-                    score = -self.negamax::<NonPv>(
-                        sh,
-                        -probcut_beta,
-                        -probcut_beta + 1,
-                        probcut_depth,
-                        !cut_node,
-                    );
-                }
-                self.state.pos.unmake();
-                if self.aborted(sh) {
-                    return 0;
-                }
-                if score >= probcut_beta {
-                    self.state.stats.probcut += 1;
-                    sh.tt.store(
-                        key,
-                        Move16::from_move(m),
-                        score,
-                        raw_eval,
-                        probcut_tt_depth,
-                        Bound::Lower,
-                        tt_pv,
-                        ply,
-                    );
-                    return score;
-                }
-            }
+            return score;
         }
 
         // Step 10. Internal iterative reduction: without a TT move this node is poorly
@@ -404,6 +333,7 @@ impl Worker {
         {
             self.state.stats.iir += 1;
             depth -= 1;
+            node.depth = depth;
         }
 
         // Step 11. The moves.
@@ -495,38 +425,9 @@ impl Worker {
                 && !is_mate_score(e.score)
                 && ply < 2 * self.state.root_depth as usize
             {
-                let singular_beta = e.score - depth * p.SE_BETA_MUL / 64;
-                let singular_depth = (depth - 1) / 2;
-                self.state.stack.at_mut(ply).excluded = Move16::from_move(m);
-                let score = self.negamax::<NonPv>(
-                    sh,
-                    singular_beta - 1,
-                    singular_beta,
-                    singular_depth,
-                    cut_node,
-                );
-                self.state.stack.at_mut(ply).excluded = Move16::NONE;
-                if self.aborted(sh) {
-                    return 0;
-                }
-                if score < singular_beta {
-                    self.state.stats.singular += 1;
-                    extension = 1;
-                    let doubles = self.state.stack.at(ply).double_extensions;
-                    if !N::PV
-                        && score < singular_beta - p.SE_DOUBLE_MARGIN
-                        && doubles < p.SE_DOUBLE_MAX
-                    {
-                        self.state.stats.double_ext += 1;
-                        extension = 2;
-                    }
-                } else if singular_beta >= beta {
-                    // Multi-cut: several moves beat beta.
-                    self.state.stats.multicut += 1;
-                    return singular_beta;
-                } else if e.score >= beta {
-                    self.state.stats.negative_ext += 1;
-                    extension = -1;
+                match self.singular_extension(sh, &node, N::PV, e, m, beta) {
+                    Ok(ext) => extension = ext,
+                    Err(score) => return score,
                 }
             }
 
@@ -647,31 +548,9 @@ impl Worker {
             Bound::Upper
         };
 
-        // Step 19. Teach the correction history how far the static eval was off (only from
-        // quiet positions, and only when the bound says which way).
-        let eval_error_known = match bound {
-            Bound::Lower => best > static_eval,
-            Bound::Upper => best < static_eval,
-            _ => true,
-        };
-        let quiet_best = best_move.is_none_or(|m| !is_noisy(m));
-        if correction_on(p)
-            && !in_check
-            && !singular_search
-            && quiet_best
-            && eval_error_known
-            && !is_mate_score(best)
-        {
-            self.game.hist.update_correction(
-                turn,
-                self.state.pos.pawn_key(),
-                [
-                    self.state.pos.non_pawn_key(shakmaty::Color::White),
-                    self.state.pos.non_pawn_key(shakmaty::Color::Black),
-                ],
-                best - raw_eval,
-                depth,
-            );
+        // Step 19. Teach the correction history how far the static eval was off.
+        if correction_on(p) && !in_check && !singular_search {
+            self.learn_eval_error(&node, bound, best, best_move);
         }
 
         // Step 20. Store the result.
@@ -688,6 +567,221 @@ impl Worker {
             );
         }
         best
+    }
+
+    /// Step 5: the raw static eval (from the TT entry when it has one), the corrected static
+    /// eval, and the best estimate of the node's value (the TT score where its bound points
+    /// past the static eval). All `EVAL_NONE` in check.
+    #[inline]
+    fn static_eval(&mut self, p: &Params, in_check: bool, entry: Option<Entry>) -> (i32, i32, i32) {
+        if in_check {
+            return (EVAL_NONE, EVAL_NONE, EVAL_NONE);
+        }
+        let raw_eval = match entry {
+            Some(e) if e.eval != EVAL_NONE => e.eval,
+            _ => eval::evaluate_cached(&self.state.pos, &mut self.game.pawn_cache),
+        };
+        let static_eval = self.corrected_eval(p, raw_eval);
+        let mut eval = static_eval;
+        if let Some(e) = entry
+            && e.depth > 0
+            && tt_refines(&e, eval)
+        {
+            eval = e.score;
+        }
+        (raw_eval, static_eval, eval)
+    }
+
+    /// Is the static eval better than two plies ago (four, when two plies ago was in check)?
+    #[inline]
+    fn improving(&self, ply: usize, static_eval: i32) -> bool {
+        let two = self.state.stack.back(ply, 2);
+        let four = self.state.stack.back(ply, 4);
+        if ply >= 2 && !two.in_check {
+            static_eval > two.static_eval
+        } else if ply >= 4 && !four.in_check {
+            static_eval > four.static_eval
+        } else {
+            true
+        }
+    }
+
+    /// Step 8: passes the move and searches reduced with a null window around beta. `Some` is
+    /// the node's score when it fails high (verified at high depth), or 0 when the search is
+    /// stopped.
+    fn null_move_pruning(&mut self, sh: &SearchShared, node: &NodeInfo, beta: i32) -> Option<i32> {
+        let p = crate::params::active(&sh.params);
+        let (ply, depth) = (node.ply, node.depth);
+        self.state.stats.nmp_tries += 1;
+        let r = nmp_reduction(p, depth, node.eval, beta);
+        {
+            let ss = self.state.stack.at_mut(ply);
+            ss.piece_to = None;
+            ss.null_move = true;
+        }
+        if !self.state.pos.make_null() {
+            self.state.stack.at_mut(ply).null_move = false;
+            return None;
+        }
+        let score = -self.negamax::<NonPv>(sh, -beta, -beta + 1, depth - r, !node.cut_node);
+        self.state.pos.unmake();
+        self.state.stack.at_mut(ply).null_move = false;
+        if self.aborted(sh) {
+            return Some(0);
+        }
+        if score < beta {
+            return None;
+        }
+        // Mate scores from a null move prove nothing.
+        let score = if is_mate_score(score) { beta } else { score };
+        if depth < p.NMP_VERIFY_MIN_DEPTH || self.state.nmp_min_ply > 0 {
+            self.state.stats.nmp_cuts += 1;
+            return Some(score);
+        }
+        // Verification: search again without null moves for the next plies.
+        self.state.nmp_min_ply = ply + ((depth - r) * p.NMP_VERIFY_PLY_PCT / 100).max(0) as usize;
+        let v = self.negamax::<NonPv>(sh, beta - 1, beta, depth - r, false);
+        self.state.nmp_min_ply = 0;
+        if v >= beta {
+            self.state.stats.nmp_cuts += 1;
+            return Some(score);
+        }
+        None
+    }
+
+    /// Step 9: captures that pass SEE by the margin are tried with a quiescence search, then
+    /// a reduced search, against a raised beta. `Some` is the node's score when one holds
+    /// (stored in the TT), or 0 when the search is stopped.
+    fn probcut(&mut self, sh: &SearchShared, node: &NodeInfo, beta: i32) -> Option<i32> {
+        let p = crate::params::active(&sh.params);
+        let ply = node.ply;
+        let probcut_beta = beta + p.PROBCUT_MARGIN;
+        // The confirming search's depth; its result, one ply up, is worth that depth plus one.
+        let probcut_depth = node.depth - p.PROBCUT_REDUCTION;
+        let probcut_tt_depth = probcut_depth + 1;
+        if node
+            .entry
+            .is_some_and(|e| e.depth >= probcut_tt_depth && e.score < probcut_beta)
+        {
+            return None;
+        }
+        let cont = self.cont_keys(ply);
+        let mut picker = MovePicker::new_qsearch(node.tt_move, false, cont);
+        let threshold = probcut_beta - node.static_eval;
+        while let Some(m) = picker.next(&self.state.pos, &self.game.hist) {
+            if !see::see_ge(self.state.pos.board(), m, threshold) {
+                continue;
+            }
+            self.make_move(ply, m);
+            let mut score = -self.qsearch::<NonPv>(sh, -probcut_beta, -probcut_beta + 1, false);
+            if score >= probcut_beta {
+                score = -self.negamax::<NonPv>(
+                    sh,
+                    -probcut_beta,
+                    -probcut_beta + 1,
+                    probcut_depth,
+                    !node.cut_node,
+                );
+            }
+            self.state.pos.unmake();
+            if self.aborted(sh) {
+                return Some(0);
+            }
+            if score >= probcut_beta {
+                self.state.stats.probcut += 1;
+                sh.tt.store(
+                    node.key,
+                    Move16::from_move(m),
+                    score,
+                    node.raw_eval,
+                    probcut_tt_depth,
+                    Bound::Lower,
+                    node.tt_pv,
+                    ply,
+                );
+                return Some(score);
+            }
+        }
+        None
+    }
+
+    /// Step 13: the TT move `m` is searched around its TT score with every other move, at
+    /// half depth. `Ok` is its extension: 1 when nothing else comes near (2 when far below,
+    /// off PV nodes, a limited number of times per path), -1 when the TT score is above beta
+    /// anyway, else 0. `Err` ends the node with that score: multi-cut when the other moves
+    /// beat beta too, or 0 when the search is stopped.
+    fn singular_extension(
+        &mut self,
+        sh: &SearchShared,
+        node: &NodeInfo,
+        pv: bool,
+        e: Entry,
+        m: Move,
+        beta: i32,
+    ) -> Result<i32, i32> {
+        let p = crate::params::active(&sh.params);
+        let (ply, depth) = (node.ply, node.depth);
+        let singular_beta = e.score - depth * p.SE_BETA_MUL / 64;
+        let singular_depth = (depth - 1) / 2;
+        self.state.stack.at_mut(ply).excluded = Move16::from_move(m);
+        let score = self.negamax::<NonPv>(
+            sh,
+            singular_beta - 1,
+            singular_beta,
+            singular_depth,
+            node.cut_node,
+        );
+        self.state.stack.at_mut(ply).excluded = Move16::NONE;
+        if self.aborted(sh) {
+            return Err(0);
+        }
+        if score < singular_beta {
+            self.state.stats.singular += 1;
+            let doubles = self.state.stack.at(ply).double_extensions;
+            if !pv && score < singular_beta - p.SE_DOUBLE_MARGIN && doubles < p.SE_DOUBLE_MAX {
+                self.state.stats.double_ext += 1;
+                return Ok(2);
+            }
+            Ok(1)
+        } else if singular_beta >= beta {
+            // Multi-cut: several moves beat beta.
+            self.state.stats.multicut += 1;
+            Err(singular_beta)
+        } else if e.score >= beta {
+            self.state.stats.negative_ext += 1;
+            Ok(-1)
+        } else {
+            Ok(0)
+        }
+    }
+
+    /// Step 19: teaches the correction history how far the static eval was off, from quiet
+    /// positions only and only when the bound says which way.
+    fn learn_eval_error(
+        &mut self,
+        node: &NodeInfo,
+        bound: Bound,
+        best: i32,
+        best_move: Option<Move>,
+    ) {
+        let eval_error_known = match bound {
+            Bound::Lower => best > node.static_eval,
+            Bound::Upper => best < node.static_eval,
+            _ => true,
+        };
+        let quiet_best = best_move.is_none_or(|m| !is_noisy(m));
+        if quiet_best && eval_error_known && !is_mate_score(best) {
+            self.game.hist.update_correction(
+                self.state.pos.turn(),
+                self.state.pos.pawn_key(),
+                [
+                    self.state.pos.non_pawn_key(shakmaty::Color::White),
+                    self.state.pos.non_pawn_key(shakmaty::Color::Black),
+                ],
+                best - node.raw_eval,
+                node.depth,
+            );
+        }
     }
 
     /// History, killer and counter-move updates after a beta cutoff by `best`.
