@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use shakmaty::{CastlingMode, Move};
 
+use crate::nnue::{self, Network};
 use crate::params::{self, Params};
 use crate::position::Position;
 use crate::search::shared::SearchShared;
@@ -30,6 +31,10 @@ pub struct Options {
     pub move_overhead: u64,
     pub chess960: bool,
     pub ponder: bool,
+    /// Evaluate with the loaded network instead of the hand-written evaluation.
+    pub use_nnue: bool,
+    /// The net file loaded (empty: none).
+    pub eval_file: String,
 }
 
 impl Default for Options {
@@ -40,12 +45,16 @@ impl Default for Options {
             move_overhead: DEFAULT_MOVE_OVERHEAD,
             chess960: false,
             ponder: false,
+            use_nnue: false,
+            eval_file: String::new(),
         }
     }
 }
 
 pub struct Engine {
     position: Position,
+    /// The net of `EvalFile`, if one is loaded; it evaluates while `Use NNUE` is on.
+    net: Option<Arc<Network>>,
     tt: Arc<TranspositionTable>,
     pool: ThreadPool,
     params: Params,
@@ -65,6 +74,8 @@ pub(crate) fn uci_options() -> Vec<String> {
         ),
         "option name Ponder type check default false".to_string(),
         "option name UCI_Chess960 type check default false".to_string(),
+        "option name Use NNUE type check default false".to_string(),
+        "option name EvalFile type string default <empty>".to_string(),
     ];
     lines.extend(params::uci_option_lines());
     lines
@@ -109,6 +120,7 @@ impl Engine {
         let pool = ThreadPool::new(1).expect("one search thread");
         Engine {
             position: Position::default(),
+            net: None,
             tt: Arc::new(tt),
             pool,
             params: Params::default(),
@@ -224,6 +236,27 @@ impl Engine {
                     parse_spin("Move Overhead", value, 0, MAX_MOVE_OVERHEAD as i64)? as u64;
             }
             "ponder" => self.options.ponder = parse_check("Ponder", value)?,
+            "use nnue" => {
+                let on = parse_check("Use NNUE", value)?;
+                if on && self.net.is_none() {
+                    return Err("Use NNUE needs a net: set EvalFile first".to_string());
+                }
+                self.options.use_nnue = on;
+            }
+            "evalfile" => {
+                let path = value.map(str::trim).unwrap_or("");
+                if path.is_empty() || path == "<empty>" {
+                    // No net: back to the hand-written evaluation.
+                    self.net = None;
+                    self.options.use_nnue = false;
+                    self.options.eval_file.clear();
+                } else {
+                    // Refused files leave the current net in place.
+                    let net = nnue::load_file(std::path::Path::new(path))?;
+                    self.net = Some(Arc::new(net));
+                    self.options.eval_file = path.to_string();
+                }
+            }
             "uci_chess960" => {
                 self.options.chess960 = parse_check("UCI_Chess960", value)?;
                 let fen = self.position.fen();
@@ -241,6 +274,28 @@ impl Engine {
             }
         }
         Ok(())
+    }
+
+    /// The network that evaluates now, if any.
+    pub fn active_net(&self) -> Option<Arc<Network>> {
+        self.net
+            .as_ref()
+            .filter(|_| self.options.use_nnue)
+            .map(Arc::clone)
+    }
+
+    /// The static evaluation of the current position (side to move's view) and what gave it.
+    pub fn static_eval(&self) -> (i32, String) {
+        match self.active_net() {
+            Some(net) => (
+                net.evaluate(self.position.board()),
+                format!("net {} ({:?})", self.options.eval_file, net),
+            ),
+            None => (
+                crate::eval::evaluate(&self.position),
+                "hand-written evaluation".to_string(),
+            ),
+        }
     }
 
     /// Replaces every parameter at once (the tuner does this).
@@ -287,6 +342,7 @@ impl Engine {
             self.position.clone(),
             root_moves,
             self.params.clone(),
+            self.active_net(),
             self.pool.node_counters(),
             self.pool.len(),
             reporter,

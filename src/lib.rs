@@ -13,6 +13,7 @@ mod history;
 pub mod movegen;
 mod movepick;
 mod moves;
+pub mod nnue;
 pub mod params;
 pub mod position;
 pub mod score;

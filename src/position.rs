@@ -93,6 +93,24 @@ impl Position {
         &self.top().board
     }
 
+    /// Boards on the stack: the search root (or the game's position) and one per ply above.
+    #[inline]
+    pub(crate) fn stack_len(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// The board `i` plies above the bottom of the stack (`stack_len() - 1` is the current).
+    #[inline]
+    pub(crate) fn board_at(&self, i: usize) -> &Chess {
+        &self.stack[i].board
+    }
+
+    /// The key of [`Position::board_at`]`(i)`.
+    #[inline]
+    pub(crate) fn hash_at(&self, i: usize) -> u64 {
+        self.stack[i].hash
+    }
+
     #[inline]
     pub fn hash(&self) -> u64 {
         self.top().hash

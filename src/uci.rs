@@ -393,8 +393,10 @@ impl UciSession {
                 self.emit(&format!("info string key {:016x}", pos.hash()));
             }
             Command::Eval => {
-                let e = crate::eval::evaluate(self.engine.position());
-                self.emit(&format!("info string static eval {e} cp (side to move)"));
+                let (e, by) = self.engine.static_eval();
+                self.emit(&format!(
+                    "info string static eval {e} cp (side to move), {by}"
+                ));
             }
             Command::Bench(depth) => {
                 if self.engine.is_searching() {

@@ -6,7 +6,6 @@ use shakmaty::Move;
 use super::Worker;
 use super::shared::SearchShared;
 use super::{Node, NonPv, PLY, Pv};
-use crate::eval;
 use crate::history::PieceTo;
 use crate::movepick::{MovePicker, is_noisy, quiet_score};
 use crate::moves::Move16;
@@ -213,11 +212,7 @@ impl Worker {
                 return DRAW;
             }
             if ply >= MAX_PLY - 1 {
-                return if in_check {
-                    DRAW
-                } else {
-                    eval::evaluate_cached(&self.state.pos, &mut self.game.pawn_cache)
-                };
+                return if in_check { DRAW } else { self.evaluate(sh) };
             }
             alpha = alpha.max(mated_in(ply));
             beta = beta.min(mate_in(ply + 1));
@@ -259,7 +254,7 @@ impl Worker {
 
         // Step 5. Static evaluation, corrected; a TT score is a better estimate when its bound
         // points the right way. `improving`: better than two plies ago.
-        let (raw_eval, static_eval, eval) = self.static_eval(p, in_check, entry);
+        let (raw_eval, static_eval, eval) = self.static_eval(sh, p, in_check, entry);
         let improving = !in_check && self.improving(ply, static_eval);
         {
             let ss = self.state.stack.at_mut(ply);
@@ -573,13 +568,19 @@ impl Worker {
     /// eval, and the best estimate of the node's value (the TT score where its bound points
     /// past the static eval). All `EVAL_NONE` in check.
     #[inline]
-    fn static_eval(&mut self, p: &Params, in_check: bool, entry: Option<Entry>) -> (i32, i32, i32) {
+    fn static_eval(
+        &mut self,
+        sh: &SearchShared,
+        p: &Params,
+        in_check: bool,
+        entry: Option<Entry>,
+    ) -> (i32, i32, i32) {
         if in_check {
             return (EVAL_NONE, EVAL_NONE, EVAL_NONE);
         }
         let raw_eval = match entry {
             Some(e) if e.eval != EVAL_NONE => e.eval,
-            _ => eval::evaluate_cached(&self.state.pos, &mut self.game.pawn_cache),
+            _ => self.evaluate(sh),
         };
         let static_eval = self.corrected_eval(p, raw_eval);
         let mut eval = static_eval;

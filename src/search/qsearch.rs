@@ -5,7 +5,6 @@ use super::Node;
 use super::Worker;
 use super::negamax::{EVAL_NONE, tt_cuts, tt_refines};
 use super::shared::SearchShared;
-use crate::eval;
 use crate::history::PieceTo;
 use crate::movepick::MovePicker;
 use crate::moves::Move16;
@@ -41,11 +40,7 @@ impl Worker {
         }
         let in_check = self.state.pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check {
-                DRAW
-            } else {
-                eval::evaluate_cached(&self.state.pos, &mut self.game.pawn_cache)
-            };
+            return if in_check { DRAW } else { self.evaluate(sh) };
         }
 
         // Step 3. Transposition table: any depth is deep enough here.
@@ -70,7 +65,7 @@ impl Worker {
         } else {
             raw_eval = match entry {
                 Some(e) if e.eval != EVAL_NONE => e.eval,
-                _ => eval::evaluate_cached(&self.state.pos, &mut self.game.pawn_cache),
+                _ => self.evaluate(sh),
             };
             static_eval = self.corrected_eval(p, raw_eval);
             best = static_eval;

@@ -9,6 +9,7 @@ use shakmaty::Move;
 
 use super::report::{Reporter, SearchResult};
 use super::smp::{NodeCounters, ThreadResult};
+use crate::nnue::Network;
 use crate::params::Params;
 use crate::position::Position;
 use crate::time::{Clock, Limits};
@@ -24,6 +25,8 @@ pub(crate) struct SearchShared {
     /// Root moves to search (all legal moves, or the `searchmoves`).
     pub root_moves: Vec<Move>,
     pub params: Params,
+    /// The network that evaluates, or `None` for the hand-written evaluation.
+    pub net: Option<Arc<Network>>,
     pub nodes: Arc<NodeCounters>,
     pub threads: usize,
     pub reporter: Arc<dyn Reporter>,
@@ -46,6 +49,7 @@ impl SearchShared {
         root: Position,
         root_moves: Vec<Move>,
         params: Params,
+        net: Option<Arc<Network>>,
         nodes: Arc<NodeCounters>,
         threads: usize,
         reporter: Arc<dyn Reporter>,
@@ -59,6 +63,7 @@ impl SearchShared {
             root,
             root_moves,
             params,
+            net,
             nodes,
             threads,
             reporter,

@@ -10,6 +10,7 @@ use super::stack::SearchStack;
 use super::stats::Stats;
 use crate::eval::PawnCache;
 use crate::history::Histories;
+use crate::nnue::AccumulatorStack;
 use crate::params::Params;
 use crate::position::Position;
 use crate::score::MAX_PLY;
@@ -40,6 +41,8 @@ pub(crate) struct SearchState {
     /// Nodes spent on each root move in this search.
     pub(crate) root_nodes: Vec<(Move, u64)>,
     pub(crate) stats: Stats,
+    /// The network's accumulators along the current line.
+    pub(crate) acc: AccumulatorStack,
 }
 
 impl SearchState {
@@ -59,6 +62,7 @@ impl SearchState {
             nmp_min_ply: 0,
             root_nodes: Vec::new(),
             stats: Stats::default(),
+            acc: AccumulatorStack::default(),
         }
     }
 
@@ -79,6 +83,7 @@ impl SearchState {
         self.nmp_min_ply = 0;
         self.root_nodes.clear();
         self.stats = Stats::default();
+        self.acc.clear();
     }
 }
 
@@ -128,6 +133,16 @@ impl Worker {
             .iter()
             .find(|(rm, _)| Some(*rm) == m)
             .map_or(0, |(_, n)| *n)
+    }
+
+    /// The static evaluation of the current position, side to move's view: the search's
+    /// network if it has one, else the hand-written evaluation.
+    #[inline]
+    pub(crate) fn evaluate(&mut self, sh: &SearchShared) -> i32 {
+        match &sh.net {
+            Some(net) => self.state.acc.evaluate(net, &self.state.pos),
+            None => crate::eval::evaluate_cached(&self.state.pos, &mut self.game.pawn_cache),
+        }
     }
 
     /// Counts a node and polls the limits; true when the search must unwind.

@@ -1,0 +1,185 @@
+//! Net files: a 32-byte header (magic, format version, architecture), the quantised layers as
+//! little-endian i16, and an FNV-1a checksum of everything before it.
+//!
+//! ```text
+//! 0  "SHNN"          magic
+//! 4  u32 version     FORMAT_VERSION
+//! 8  u32 inputs      768
+//! 12 u32 hidden      H
+//! 16 u32 outputs     1
+//! 20 u32 qa, qb      255, 64
+//! 28 u32 scale       400
+//! 32 i16 x 768*H     feature weights, feature-major
+//!    i16 x H         feature biases
+//!    i16 x 2H        output weights (side to move, then the other side)
+//!    i32             output bias
+//!    u64             FNV-1a of every byte above
+//! ```
+
+use super::{INPUTS, MAX_HIDDEN, Network, QA, QB, SCALE};
+
+pub const MAGIC: &[u8; 4] = b"SHNN";
+const FORMAT_VERSION: u32 = 1;
+const HEADER_BYTES: usize = 32;
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        let end = self.at.checked_add(n).ok_or("size overflow")?;
+        let out = self
+            .bytes
+            .get(self.at..end)
+            .ok_or_else(|| format!("file ends at byte {} of {end}", self.bytes.len()))?;
+        self.at = end;
+        Ok(out)
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn i16s(&mut self, n: usize) -> Result<Vec<i16>, String> {
+        let b = self.take(n.checked_mul(2).ok_or("size overflow")?)?;
+        Ok(b.chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect())
+    }
+}
+
+impl Network {
+    /// Parses a net file; an error (never a panic) for anything that is not a net of this
+    /// format and architecture.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, String> {
+        let mut r = Reader { bytes, at: 0 };
+        if r.take(4)? != MAGIC {
+            return Err("not a Shears net file (bad magic)".into());
+        }
+        let version = r.u32()?;
+        if version != FORMAT_VERSION {
+            return Err(format!(
+                "net format version {version}, this engine reads {FORMAT_VERSION}"
+            ));
+        }
+        let (inputs, hidden, outputs) = (r.u32()? as usize, r.u32()? as usize, r.u32()?);
+        let (qa, qb, scale) = (r.u32()?, r.u32()?, r.u32()?);
+        if inputs != INPUTS || outputs != 1 {
+            return Err(format!(
+                "architecture {inputs} -> {hidden} x 2 -> {outputs}, this engine runs {INPUTS} -> H x 2 -> 1"
+            ));
+        }
+        if hidden == 0 || hidden > MAX_HIDDEN {
+            return Err(format!("hidden size {hidden} is outside 1..={MAX_HIDDEN}"));
+        }
+        if (qa, qb, scale) != (QA as u32, QB as u32, SCALE as u32) {
+            return Err(format!(
+                "quantisation {qa}/{qb}/{scale}, this engine uses {QA}/{QB}/{SCALE}"
+            ));
+        }
+        debug_assert_eq!(r.at, HEADER_BYTES);
+        let ft_weights = r.i16s(INPUTS * hidden)?;
+        let ft_bias = r.i16s(hidden)?;
+        let out_weights = r.i16s(2 * hidden)?;
+        let ob = r.take(4)?;
+        let out_bias = i32::from_le_bytes([ob[0], ob[1], ob[2], ob[3]]);
+        let body_end = r.at;
+        let sum = r.take(8)?;
+        let mut sum_bytes = [0u8; 8];
+        sum_bytes.copy_from_slice(sum);
+        if u64::from_le_bytes(sum_bytes) != fnv1a(&bytes[..body_end]) {
+            return Err("checksum mismatch (the file is damaged)".into());
+        }
+        if r.at != bytes.len() {
+            return Err(format!(
+                "{} bytes after the end of the net",
+                bytes.len() - r.at
+            ));
+        }
+        if out_weights.iter().any(|w| w.unsigned_abs() > 127) {
+            return Err("output weights beyond +-127 (not clipped when trained)".into());
+        }
+        Network::from_parts(hidden, ft_weights, ft_bias, out_weights, out_bias)
+    }
+
+    /// The net as a file.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HEADER_BYTES + 2 * (INPUTS + 3) * self.hidden + 12);
+        out.extend_from_slice(MAGIC);
+        for v in [
+            FORMAT_VERSION,
+            INPUTS as u32,
+            self.hidden as u32,
+            1,
+            QA as u32,
+            QB as u32,
+            SCALE as u32,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for w in self
+            .ft_weights
+            .iter()
+            .chain(&self.ft_bias)
+            .chain(&self.out_weights)
+        {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&self.out_bias.to_le_bytes());
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+}
+
+/// Reads and checks a net file.
+pub fn load_file(path: &std::path::Path) -> Result<Network, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::random_network;
+    use super::*;
+
+    #[test]
+    fn a_net_round_trips_and_damage_is_refused() {
+        let net = random_network(24, 5);
+        let bytes = net.to_bytes();
+        assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
+        // Every truncation, a flipped bit anywhere, a wrong magic: errors, no panic.
+        for cut in [0, 3, 4, 31, 32, 100, bytes.len() - 1] {
+            assert!(Network::from_bytes(&bytes[..cut]).is_err(), "cut {cut}");
+        }
+        for at in [
+            0,
+            5,
+            13,
+            40,
+            bytes.len() / 2,
+            bytes.len() - 9,
+            bytes.len() - 1,
+        ] {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x10;
+            assert!(Network::from_bytes(&bad).is_err(), "flip at {at}");
+        }
+        let mut long = bytes.clone();
+        long.push(0);
+        assert!(Network::from_bytes(&long).is_err());
+        assert!(Network::from_bytes(b"garbage").is_err());
+    }
+}

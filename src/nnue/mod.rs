@@ -1,0 +1,399 @@
+//! Evaluation by an efficiently updatable neural network.
+//!
+//! Architecture `(768 -> H) x 2 -> 1`: each side's view of the board (piece colour relative to
+//! the viewer, piece type, square mirrored vertically for Black) feeds one shared feature
+//! transformer of `H` neurons; the side to move's accumulator and the other side's are
+//! concatenated, squared-clipped (SCReLU: `clamp(x, 0, 1)^2`) and summed by one output
+//! neuron. In integers: feature weights and biases are scaled by `QA` (255) and kept in i16,
+//! output weights by `QB` (64); the output is `sum(clamp(a, 0, QA)^2 * w) / QA + b`, in units
+//! of `QA * QB`, times `SCALE` (400) centipawns per unit. The trainer (`shears-tune nnue`)
+//! clips float weights to `[-WEIGHT_CLIP, WEIGHT_CLIP]` so every product below stays in range.
+//!
+//! The accumulators of the search are updated lazily ([`AccumulatorStack`]): the one of a
+//! ply is computed when that ply is evaluated, from the nearest ancestor that is up to date,
+//! by the pieces that differ between the two boards (a move, a capture, a promotion, castling,
+//! en passant or a null move all come out of the same comparison).
+
+mod file;
+
+pub use file::{MAGIC, load_file};
+
+use shakmaty::{Chess, Color, Piece, Position as _, Role, Square};
+
+use crate::position::Position;
+
+/// Board features: 2 colours (relative) x 6 piece types x 64 squares.
+pub const INPUTS: usize = 768;
+pub const QA: i32 = 255;
+pub const QB: i32 = 64;
+/// Centipawns per output unit.
+pub const SCALE: i32 = 400;
+/// Largest float weight the quantised formats hold: `QB * 1.98 < 127` keeps `v * w` (with
+/// `v <= QA`) inside an i16, and 32 features of `QA * 1.98` inside the accumulator.
+pub const WEIGHT_CLIP: f32 = 1.98;
+/// Hidden sizes a net file may declare.
+pub const MAX_HIDDEN: usize = 4096;
+
+/// The input feature of `piece` on `sq`, seen from `perspective`.
+#[inline]
+pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
+    let theirs = usize::from(piece.color != perspective);
+    let sq = match perspective {
+        Color::White => sq as usize,
+        Color::Black => sq as usize ^ 56,
+    };
+    theirs * 384 + (piece.role as usize - 1) * 64 + sq
+}
+
+/// Every active feature of `board` from `perspective`, for trainers.
+pub fn features(board: &Chess, perspective: Color) -> impl Iterator<Item = usize> + '_ {
+    let b = board.board();
+    b.occupied()
+        .into_iter()
+        .filter_map(move |sq| b.piece_at(sq).map(|p| feature(perspective, p, sq)))
+}
+
+/// A quantised network.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    hidden: usize,
+    /// Feature weights, `INPUTS` rows of `hidden`.
+    ft_weights: Vec<i16>,
+    ft_bias: Vec<i16>,
+    /// Output weights: the side to move's `hidden`, then the other side's.
+    out_weights: Vec<i16>,
+    out_bias: i32,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Network(768 -> {} x 2 -> 1)", self.hidden)
+    }
+}
+
+impl Network {
+    /// A network from quantised parts; an error when the sizes do not fit together.
+    pub fn from_parts(
+        hidden: usize,
+        ft_weights: Vec<i16>,
+        ft_bias: Vec<i16>,
+        out_weights: Vec<i16>,
+        out_bias: i32,
+    ) -> Result<Network, String> {
+        if hidden == 0 || hidden > MAX_HIDDEN {
+            return Err(format!("hidden size {hidden} is outside 1..={MAX_HIDDEN}"));
+        }
+        if ft_weights.len() != INPUTS * hidden
+            || ft_bias.len() != hidden
+            || out_weights.len() != 2 * hidden
+        {
+            return Err("layer sizes do not match the hidden size".into());
+        }
+        Ok(Network {
+            hidden,
+            ft_weights,
+            ft_bias,
+            out_weights,
+            out_bias,
+        })
+    }
+
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    #[inline]
+    fn row(&self, f: usize) -> &[i16] {
+        &self.ft_weights[f * self.hidden..(f + 1) * self.hidden]
+    }
+
+    /// Both accumulators of `board` from scratch: `out[..H]` White's view, `out[H..]` Black's.
+    fn refresh(&self, board: &Chess, out: &mut [i16]) {
+        let h = self.hidden;
+        let (white, black) = out.split_at_mut(h);
+        white.copy_from_slice(&self.ft_bias);
+        black.copy_from_slice(&self.ft_bias);
+        let b = board.board();
+        for sq in b.occupied() {
+            if let Some(p) = b.piece_at(sq) {
+                add(white, self.row(feature(Color::White, p, sq)));
+                add(black, self.row(feature(Color::Black, p, sq)));
+            }
+        }
+    }
+
+    /// The output for the side to move's accumulator `us` and the other's `them`, in
+    /// centipawns from the side to move's view.
+    #[inline]
+    fn output(&self, us: &[i16], them: &[i16]) -> i32 {
+        let h = self.hidden;
+        let sum = screlu_dot(us, &self.out_weights[..h]) + screlu_dot(them, &self.out_weights[h..]);
+        let raw = sum / QA + self.out_bias;
+        (i64::from(raw) * i64::from(SCALE) / i64::from(QA * QB)) as i32
+    }
+
+    /// Evaluates `board` from scratch (the side to move's view, centipawns).
+    pub fn evaluate(&self, board: &Chess) -> i32 {
+        let mut acc = vec![0i16; 2 * self.hidden];
+        self.refresh(board, &mut acc);
+        let (white, black) = acc.split_at(self.hidden);
+        match board.turn() {
+            Color::White => self.output(white, black),
+            Color::Black => self.output(black, white),
+        }
+    }
+}
+
+#[inline]
+fn add(acc: &mut [i16], row: &[i16]) {
+    for (a, w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_add(*w);
+    }
+}
+
+#[inline]
+fn sub(acc: &mut [i16], row: &[i16]) {
+    for (a, w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_sub(*w);
+    }
+}
+
+/// `sum(clamp(a, 0, QA)^2 * w)`, computed as `(v * w) * v` so the first product stays in an
+/// i16 (with `|w| <= 127`) and the loop vectorises as i16 multiplies into i32 sums.
+#[inline]
+fn screlu_dot(acc: &[i16], weights: &[i16]) -> i32 {
+    let mut sum = 0i32;
+    for (a, w) in acc.iter().zip(weights) {
+        let v = (*a).clamp(0, QA as i16);
+        let vw = v.wrapping_mul(*w);
+        sum = sum.wrapping_add(i32::from(vw) * i32::from(v));
+    }
+    sum
+}
+
+/// The search's accumulators, one pair per ply of the position's stack, each tagged with the
+/// key of the board it was computed for.
+#[derive(Default)]
+pub(crate) struct AccumulatorStack {
+    hidden: usize,
+    values: Vec<i16>,
+    keys: Vec<Option<u64>>,
+}
+
+/// An accumulator more than this many plies from an up-to-date ancestor is refreshed.
+const MAX_UPDATE_CHAIN: usize = 16;
+
+const PIECES: [Piece; 12] = {
+    let mut out = [Piece {
+        color: Color::White,
+        role: Role::Pawn,
+    }; 12];
+    let roles = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
+    let mut i = 0;
+    while i < 12 {
+        out[i] = Piece {
+            color: if i < 6 { Color::White } else { Color::Black },
+            role: roles[i % 6],
+        };
+        i += 1;
+    }
+    out
+};
+
+impl AccumulatorStack {
+    /// Forgets every accumulator (at the start of a search: the net may have changed).
+    pub(crate) fn clear(&mut self) {
+        self.keys.fill(None);
+    }
+
+    fn slot(&mut self, i: usize) -> &mut [i16] {
+        let w = 2 * self.hidden;
+        &mut self.values[i * w..(i + 1) * w]
+    }
+
+    /// The evaluation of `pos` from the side to move's view, updating the accumulators of
+    /// every ply up to the current one that is not up to date.
+    pub(crate) fn evaluate(&mut self, net: &Network, pos: &Position) -> i32 {
+        let h = net.hidden();
+        let depth = pos.stack_len();
+        if self.hidden != h {
+            self.hidden = h;
+            self.values.clear();
+            self.keys.clear();
+        }
+        if self.keys.len() < depth {
+            self.keys.resize(depth, None);
+            self.values.resize(depth * 2 * h, 0);
+        }
+        let top = depth - 1;
+        let fresh = |s: &Self, i: usize| s.keys[i] == Some(pos.hash_at(i));
+        let mut base = top;
+        while !fresh(self, base) && base > 0 && top - base < MAX_UPDATE_CHAIN {
+            base -= 1;
+        }
+        if !fresh(self, base) {
+            base = top;
+            net.refresh(
+                pos.board_at(top),
+                &mut self.values[top * 2 * h..(top + 1) * 2 * h],
+            );
+            self.keys[top] = Some(pos.hash_at(top));
+        }
+        for i in base + 1..=top {
+            let w = 2 * h;
+            let (before, rest) = self.values.split_at_mut(i * w);
+            let parent = &before[(i - 1) * w..];
+            let child = &mut rest[..w];
+            child.copy_from_slice(parent);
+            apply_difference(net, pos.board_at(i - 1), pos.board_at(i), child);
+            self.keys[i] = Some(pos.hash_at(i));
+        }
+        let acc = self.slot(top);
+        let (white, black) = acc.split_at(h);
+        match pos.turn() {
+            Color::White => net.output(white, black),
+            Color::Black => net.output(black, white),
+        }
+    }
+}
+
+/// Updates `acc` (both views) from the board `before` to the board `after` by the pieces that
+/// left or arrived on each square.
+fn apply_difference(net: &Network, before: &Chess, after: &Chess, acc: &mut [i16]) {
+    let h = net.hidden();
+    let (white, black) = acc.split_at_mut(h);
+    let (b0, b1) = (before.board(), after.board());
+    for piece in PIECES {
+        let old = b0.by_piece(piece);
+        let new = b1.by_piece(piece);
+        if old == new {
+            continue;
+        }
+        for sq in old & !new {
+            sub(white, net.row(feature(Color::White, piece, sq)));
+            sub(black, net.row(feature(Color::Black, piece, sq)));
+        }
+        for sq in new & !old {
+            add(white, net.row(feature(Color::White, piece, sq)));
+            add(black, net.row(feature(Color::Black, piece, sq)));
+        }
+    }
+}
+
+/// A network of small random weights, for tests (deterministic from `seed`).
+#[cfg(test)]
+pub(crate) fn random_network(hidden: usize, seed: u64) -> Network {
+    let mut x = seed | 1;
+    let mut next = |range: i32| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        ((x >> 33) as i32 % (2 * range + 1) - range) as i16
+    };
+    let ft_weights = (0..INPUTS * hidden).map(|_| next(300)).collect();
+    let ft_bias = (0..hidden).map(|_| next(200)).collect();
+    let out_weights = (0..2 * hidden).map(|_| next(120)).collect();
+    let out_bias = i32::from(next(500));
+    #[allow(clippy::unwrap_used)]
+    Network::from_parts(hidden, ft_weights, ft_bias, out_weights, out_bias).unwrap()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::CastlingMode;
+
+    /// Positions of the perft suite (castling, en passant and promotions on the board).
+    fn suite_positions() -> Vec<(String, CastlingMode)> {
+        let text = include_str!("../../tests/data/perftsuite.epd");
+        let mut out: Vec<(String, CastlingMode)> = text
+            .lines()
+            .filter_map(|l| l.split(';').next())
+            .map(|f| (f.trim().to_string(), CastlingMode::Standard))
+            .collect();
+        let frc = include_str!("../../tests/data/frcperftsuite.epd");
+        out.extend(
+            frc.lines()
+                .step_by(40)
+                .filter_map(|l| l.split(';').next())
+                .map(|f| (f.trim().to_string(), CastlingMode::Chess960)),
+        );
+        out
+    }
+
+    #[test]
+    fn incremental_accumulators_equal_a_refresh_along_random_walks() {
+        let net = random_network(32, 7);
+        let mut stack = AccumulatorStack::default();
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut checked = 0;
+        for (fen, mode) in suite_positions() {
+            let mut pos = Position::from_fen(&fen, mode).unwrap();
+            pos.set_root();
+            stack.clear();
+            for step in 0..24 {
+                assert_eq!(
+                    stack.evaluate(&net, &pos),
+                    net.evaluate(pos.board()),
+                    "step {step} of a walk from {fen}: {}",
+                    pos.fen()
+                );
+                checked += 1;
+                let moves = pos.legal_moves();
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                // Now and then a null move, now and then a step back.
+                if rng.is_multiple_of(11) && !pos.in_check() {
+                    pos.make_null();
+                } else if rng.is_multiple_of(7) && pos.search_ply() > 0 {
+                    pos.unmake();
+                } else if moves.is_empty() {
+                    break;
+                } else {
+                    pos.make(moves[(rng >> 8) as usize % moves.len()]);
+                }
+            }
+        }
+        assert!(checked > 2000, "{checked}");
+    }
+
+    #[test]
+    fn a_position_and_its_colour_flipped_mirror_evaluate_the_same() {
+        let net = random_network(16, 3);
+        for (fen, mode) in suite_positions().into_iter().take(60) {
+            let pos = Position::from_fen(&fen, mode).unwrap();
+            let board = pos.board().clone();
+            let setup = board.to_setup(shakmaty::EnPassantMode::Always);
+            let mut flipped = setup.clone();
+            flipped.mirror();
+            let Ok(mirror) = <Chess as shakmaty::FromSetup>::from_setup(flipped, mode) else {
+                continue;
+            };
+            assert_eq!(net.evaluate(&board), net.evaluate(&mirror), "{fen}");
+        }
+    }
+
+    #[test]
+    fn features_are_mirrored_for_black() {
+        let wp = Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        };
+        let bk = Piece {
+            color: Color::Black,
+            role: Role::King,
+        };
+        assert_eq!(feature(Color::White, wp, Square::E2), 12);
+        assert_eq!(feature(Color::Black, wp, Square::E2), 384 + 52);
+        assert_eq!(feature(Color::Black, bk, Square::E8), 5 * 64 + 4);
+        assert_eq!(feature(Color::White, bk, Square::E8), 384 + 5 * 64 + 60);
+    }
+}
