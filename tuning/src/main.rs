@@ -2,11 +2,13 @@
 //!
 //! - `shears-tune spsa ...`: SPSA over the search parameters (see tuning/README.md).
 //! - `shears-tune datagen ...`: self-play games in viriformat for training networks.
+//! - `shears-tune nnue ...`: trains the evaluation network on such games.
 //! - `shears-tune texel-data ...`: self-play positions labelled with results (text, for `texel`).
 //! - `shears-tune texel ...`: fits the evaluation weights to such positions.
 
 mod datagen;
 mod nnue_data;
+mod nnue_train;
 mod plot;
 mod spsa;
 mod texel;
@@ -24,6 +26,9 @@ const USAGE: &str = "usage:
   shears-tune datagen --out DIR [--games N] [--soft-nodes N] [--hard-nodes N] [--threads N]
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB] [--quiet]
   shears-tune datagen --stats DIR
+  shears-tune nnue --data DIR[,DIR...] --out DIR [--hidden 128] [--epochs 10] [--batch 16384]
+                   [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--threads N]
+                   [--seed N] [--limit N] [--quiet]
   shears-tune texel-data --book FILE --out FILE [--games N] [--nodes N] [--threads N] [--random-plies N] [--seed N]
   shears-tune texel --data FILE[,FILE...] --out src/eval_weights.rs [--epochs N] [--lr X] [--lambda X] [--threads N] [--limit N] [--reg X]";
 
@@ -84,6 +89,32 @@ fn main() {
                     .transpose()
                     .map_err(|_| "--seed: not a number")?,
                 hash_mb: args.num("--hash", 16)?,
+                progress: !args.0.iter().any(|a| a == "--quiet"),
+            })
+        })(),
+        "nnue" => (|| {
+            let data = args
+                .get("--data")
+                .ok_or("--data is required")?
+                .split(',')
+                .map(PathBuf::from)
+                .collect();
+            nnue_train::run(&nnue_train::Config {
+                data,
+                out: args.path("--out")?,
+                hidden: args.num("--hidden", 128)?,
+                epochs: args.num("--epochs", 10)?,
+                batch: args.num("--batch", 16384)?,
+                lr: args.num("--lr", 0.001)?,
+                lr_end: args.num("--lr-end", 0.05)?,
+                wdl: args.num("--wdl", 0.3)?,
+                decay: args.num("--decay", 0.01)?,
+                threads: args.num(
+                    "--threads",
+                    std::thread::available_parallelism().map_or(1, |n| n.get()),
+                )?,
+                seed: args.num("--seed", 1)?,
+                limit: args.num("--limit", usize::MAX)?,
                 progress: !args.0.iter().any(|a| a == "--quiet"),
             })
         })(),

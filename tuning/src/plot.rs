@@ -58,6 +58,18 @@ impl Canvas {
         }
     }
 
+    fn save(&self, path: &Path) -> Result<(), String> {
+        let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut enc =
+            png::Encoder::new(std::io::BufWriter::new(file), self.w as u32, self.h as u32);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut writer = enc.write_header().map_err(|e| e.to_string())?;
+        writer
+            .write_image_data(&self.rgb)
+            .map_err(|e| e.to_string())
+    }
+
     fn rect(&mut self, x: i64, y: i64, w: i64, h: i64, c: [u8; 3]) {
         self.line(x, y, x + w, y, c, false);
         self.line(x, y + h, x + w, y + h, c, false);
@@ -130,15 +142,73 @@ pub fn write_png(path: &Path, series: &[Series<'_>]) -> Result<(), String> {
             }
         }
     }
-    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), cv.w as u32, cv.h as u32);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc.write_header().map_err(|e| e.to_string())?;
-    writer
-        .write_image_data(&cv.rgb)
-        .map_err(|e| e.to_string())?;
-    Ok(())
+    cv.save(path)
+}
+
+/// The loss curves of a network's training: training (blue) and validation (red) loss per
+/// epoch, on axes scaled to the values, with the scale written at the corners.
+pub fn write_loss_png(path: &Path, history: &[(usize, f64, f64)]) -> Result<(), String> {
+    const W: usize = 640;
+    const H: usize = 400;
+    const LEFT: i64 = 80;
+    const TOP: i64 = 30;
+    let (pw, ph) = (W as i64 - LEFT - 20, H as i64 - TOP - 50);
+    let mut cv = Canvas::new(W, H);
+    let values = history.iter().flat_map(|r| [r.1, r.2]);
+    let lo = values.clone().fold(f64::INFINITY, f64::min);
+    let hi = values.fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = if lo.is_finite() && hi > lo {
+        (lo, hi)
+    } else {
+        (lo.min(0.0), lo.max(0.0) + 1.0)
+    };
+    let last_epoch = history.last().map_or(1, |r| r.0).max(1);
+    let first_epoch = history.first().map_or(1, |r| r.0);
+    let span = (last_epoch - first_epoch).max(1) as f64;
+    let x = |e: usize| LEFT + ((e - first_epoch) as f64 / span * pw as f64) as i64;
+    let y = |v: f64| TOP + ph - ((v - lo) / (hi - lo) * ph as f64) as i64;
+    cv.rect(LEFT, TOP, pw, ph, [160, 160, 160]);
+    cv.text(
+        LEFT,
+        8,
+        "loss per epoch: training (blue), validation (red)",
+        [0, 0, 0],
+    );
+    cv.text(4, TOP, &format!("{hi:.5}"), [0, 0, 0]);
+    cv.text(4, TOP + ph - 8, &format!("{lo:.5}"), [0, 0, 0]);
+    cv.text(
+        LEFT,
+        TOP + ph + 8,
+        &format!("epoch {first_epoch}"),
+        [0, 0, 0],
+    );
+    let end = format!("epoch {last_epoch}");
+    cv.text(
+        LEFT + pw - 8 * end.len() as i64,
+        TOP + ph + 8,
+        &end,
+        [0, 0, 0],
+    );
+    for (k, color) in [(1usize, [40, 90, 200]), (2, [200, 50, 40])] {
+        let value = |r: &(usize, f64, f64)| if k == 1 { r.1 } else { r.2 };
+        for pair in history.windows(2) {
+            cv.line(
+                x(pair[0].0),
+                y(value(&pair[0])),
+                x(pair[1].0),
+                y(value(&pair[1])),
+                color,
+                false,
+            );
+        }
+        for r in history {
+            for d in -2..=2 {
+                cv.set(x(r.0) + d, y(value(r)), color);
+                cv.set(x(r.0), y(value(r)) + d, color);
+            }
+        }
+    }
+    cv.save(path)
 }
 
 #[cfg(test)]
