@@ -276,6 +276,13 @@ impl Engine {
         Ok(())
     }
 
+    /// Evaluates as `other` does (its net and `Use NNUE`).
+    pub(crate) fn use_eval_of(&mut self, other: &Engine) {
+        self.net = other.net.clone();
+        self.options.use_nnue = other.options.use_nnue;
+        self.options.eval_file = other.options.eval_file.clone();
+    }
+
     /// The network that evaluates now, if any.
     pub fn active_net(&self) -> Option<Arc<Network>> {
         self.net
@@ -398,5 +405,50 @@ impl Drop for Engine {
             s.request_stop();
             s.wait();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eval_file_and_use_nnue_refuse_bad_input_and_keep_their_state() {
+        let mut e = Engine::new();
+        // No net yet: Use NNUE is refused.
+        assert!(e.set_option("Use NNUE", Some("true")).is_err());
+        assert!(e.active_net().is_none());
+        // A file that is not a net, and one that does not exist: errors, nothing loaded.
+        let dir = std::env::temp_dir().join(format!("shears-evalfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let junk = dir.join("junk.nnue");
+        std::fs::write(&junk, b"SHNN but not a net").unwrap();
+        assert!(e.set_option("EvalFile", junk.to_str()).is_err());
+        assert!(
+            e.set_option("EvalFile", Some("/no/such/file.nnue"))
+                .is_err()
+        );
+        assert!(e.options().eval_file.is_empty());
+        // A net loads; with Use NNUE it evaluates, and a later bad file keeps it.
+        let good = dir.join("good.nnue");
+        std::fs::write(&good, nnue::random_network(16, 11).to_bytes()).unwrap();
+        e.set_option("EvalFile", good.to_str()).unwrap();
+        assert!(e.active_net().is_none(), "loaded but not in use yet");
+        let hce = e.static_eval().0;
+        e.set_option("Use NNUE", Some("true")).unwrap();
+        let (net_eval, by) = e.static_eval();
+        assert!(by.contains("good.nnue"), "{by}");
+        assert_ne!(net_eval, hce);
+        assert!(e.set_option("EvalFile", junk.to_str()).is_err());
+        assert_eq!(e.static_eval().0, net_eval);
+        // The search evaluates with it: a different tree than the hand-written evaluation.
+        let with_net = e.search(Limits::depth(6)).nodes;
+        e.set_option("Use NNUE", Some("false")).unwrap();
+        let without = e.search(Limits::depth(6)).nodes;
+        assert_ne!(with_net, without);
+        // An empty EvalFile unloads the net.
+        e.set_option("EvalFile", Some("<empty>")).unwrap();
+        assert!(e.set_option("Use NNUE", Some("true")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

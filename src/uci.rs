@@ -402,9 +402,10 @@ impl UciSession {
                 if self.engine.is_searching() {
                     self.fail("cannot bench while searching");
                 } else {
-                    // A fresh engine (1 thread, 16 MB) with this session's parameters, so
-                    // that `setoption` then `bench` measures the options that were set.
+                    // A fresh engine (1 thread, 16 MB) with this session's parameters and
+                    // evaluation, so that `setoption` then `bench` measures what was set.
                     let mut bench_engine = crate::engine::Engine::new();
+                    bench_engine.use_eval_of(&self.engine);
                     match bench_engine.set_params(self.engine.params().clone()) {
                         Ok(()) => {
                             let depth = depth.unwrap_or(crate::bench::DEFAULT_DEPTH);

@@ -545,10 +545,15 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         save_checkpoint(&checkpoint, &model, &adam, epoch)?;
         write_history(&csv_path, &history)?;
         crate::plot::write_loss_png(&cfg.out.join("loss.png"), &history)?;
-        bar.println(format!(
+        let line = format!(
             "epoch {epoch}: train loss {train_loss:.6}, validation loss {valid_loss:.6}{}",
             if valid_loss <= best { " (best)" } else { "" }
-        ));
+        );
+        if cfg.progress {
+            bar.println(line);
+        } else {
+            eprintln!("{line}");
+        }
     }
     bar.finish();
     eprintln!(
