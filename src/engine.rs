@@ -22,6 +22,7 @@ pub(crate) const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_THREADS: usize = 1024;
 pub(crate) const DEFAULT_MOVE_OVERHEAD: u64 = 10;
 pub(crate) const MAX_MOVE_OVERHEAD: u64 = 5000;
+pub(crate) const MAX_MULTIPV: usize = 256;
 
 /// Engine options that are not search parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +32,8 @@ pub struct Options {
     pub move_overhead: u64,
     pub chess960: bool,
     pub ponder: bool,
+    /// Lines to search and report.
+    pub multipv: usize,
     /// Evaluate with the loaded network instead of the hand-written evaluation.
     pub use_nnue: bool,
     /// The net file loaded (empty: none).
@@ -45,6 +48,7 @@ impl Default for Options {
             move_overhead: DEFAULT_MOVE_OVERHEAD,
             chess960: false,
             ponder: false,
+            multipv: 1,
             use_nnue: false,
             eval_file: String::new(),
         }
@@ -74,6 +78,7 @@ pub(crate) fn uci_options() -> Vec<String> {
         ),
         "option name Ponder type check default false".to_string(),
         "option name UCI_Chess960 type check default false".to_string(),
+        format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
         "option name Use NNUE type check default false".to_string(),
         "option name EvalFile type string default <empty>".to_string(),
     ];
@@ -236,6 +241,10 @@ impl Engine {
                     parse_spin("Move Overhead", value, 0, MAX_MOVE_OVERHEAD as i64)? as u64;
             }
             "ponder" => self.options.ponder = parse_check("Ponder", value)?,
+            "multipv" => {
+                self.options.multipv =
+                    parse_spin("MultiPV", value, 1, MAX_MULTIPV as i64)? as usize;
+            }
             "use nnue" => {
                 let on = parse_check("Use NNUE", value)?;
                 if on && self.net.is_none() {
@@ -352,6 +361,7 @@ impl Engine {
             self.active_net(),
             self.pool.node_counters(),
             self.pool.len(),
+            self.options.multipv,
             reporter,
             self.debug,
         ));

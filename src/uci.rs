@@ -236,8 +236,8 @@ pub(crate) fn format_info(info: &SearchInfo) -> String {
         _ => "",
     };
     let mut line = format!(
-        "info depth {} seldepth {} multipv 1 score {score}{bound} nodes {} nps {} hashfull {} tbhits 0 time {}",
-        info.depth, info.seldepth, info.nodes, info.nps, info.hashfull, info.time_ms
+        "info depth {} seldepth {} multipv {} score {score}{bound} nodes {} nps {} hashfull {} tbhits 0 time {}",
+        info.depth, info.seldepth, info.multipv, info.nodes, info.nps, info.hashfull, info.time_ms
     );
     if !info.pv.is_empty() {
         line.push_str(" pv ");
@@ -592,6 +592,7 @@ mod tests {
     #[test]
     fn info_lines() {
         let mut info = SearchInfo {
+            multipv: 1,
             depth: 3,
             seldepth: 5,
             score: crate::score::mate_in(3),

@@ -81,6 +81,7 @@ impl Worker {
             };
             sh.reporter.info(&SearchInfo {
                 depth: 0,
+                multipv: 1,
                 seldepth: 0,
                 score,
                 bound: Bound::Exact,
@@ -101,7 +102,9 @@ impl Worker {
         sh.finish_thread(self.id, self.state.result.clone());
         let results = sh.wait_for_threads();
         let p = crate::params::active(&sh.params);
-        let chosen = select_best_thread(&results, p.SMP_VOTE != 0, p.SMP_VOTE_BASE);
+        // With several lines the main thread's are the ones printed: its best line is played.
+        let vote = p.SMP_VOTE != 0 && sh.multipv == 1;
+        let chosen = select_best_thread(&results, vote, p.SMP_VOTE_BASE);
         let best = &results[chosen];
         let to_uci = |m: Move| self.state.pos.move_to_uci(m);
         let best_move = best.best_move.or_else(|| sh.root_moves.first().copied());
@@ -165,13 +168,19 @@ impl Worker {
             };
             let drop = if depth > 1 { score - s } else { 0 };
             score = s;
-            self.report(
-                sh,
-                depth,
-                score,
-                Bound::Exact,
-                &self.state.result.pv.clone(),
-            );
+            if sh.multipv > 1 {
+                if !self.other_lines(sh, depth) {
+                    break;
+                }
+            } else {
+                self.report(
+                    sh,
+                    depth,
+                    score,
+                    Bound::Exact,
+                    &self.state.result.pv.clone(),
+                );
+            }
             let scale = self.time_scale(crate::params::active(&sh.params), stability, drop);
             if self.should_stop_after_iteration(sh, score, scale) {
                 break;
@@ -183,6 +192,52 @@ impl Worker {
                 sh.reporter.message(&self.stats_report());
             }
         }
+    }
+
+    /// MultiPV, main thread, after the best line of `depth`: the next best lines, each searched
+    /// with its own aspiration window around its score of the previous depth and without the
+    /// root moves of the lines above it; then every line is reported, best first. False when
+    /// the search was stopped part way (the lines of the last complete depth stand).
+    fn other_lines(&mut self, sh: &SearchShared, depth: i32) -> bool {
+        let count = sh.multipv.min(sh.root_moves.len());
+        let first = self.state.result.clone();
+        let mut lines = vec![(first.score, first.pv)];
+        self.state.excluded_root.clear();
+        self.state.excluded_root.extend(lines[0].1.first().copied());
+        let mut complete = true;
+        while lines.len() < count {
+            let k = lines.len();
+            let previous = self.state.lines.get(k).map_or(lines[k - 1].0, |l| l.0);
+            let s = self.aspiration(sh, depth, previous);
+            if self.aborted(sh) {
+                complete = false;
+                break;
+            }
+            let pv = self.state.pv[0].clone();
+            let Some(&m) = pv.first() else {
+                break;
+            };
+            self.state.excluded_root.push(m);
+            lines.push((s, pv));
+        }
+        self.state.excluded_root.clear();
+        if !complete {
+            return false;
+        }
+        // A later line may have come out better than the first (search instability): order
+        // them, and the best is the thread's result.
+        lines.sort_by_key(|l| std::cmp::Reverse(l.0));
+        for (k, (s, pv)) in lines.iter().enumerate() {
+            self.report_line(sh, k + 1, depth, *s, Bound::Exact, pv);
+        }
+        self.state.result = ThreadResult {
+            best_move: lines[0].1.first().copied(),
+            pv: lines[0].1.clone(),
+            score: lines[0].0,
+            depth,
+        };
+        self.state.lines = lines;
+        true
     }
 
     /// How much of the soft limit to use (permille): more when the best move keeps changing,
@@ -287,6 +342,19 @@ impl Worker {
     }
 
     fn report(&self, sh: &SearchShared, depth: i32, score: i32, bound: Bound, pv: &[Move]) {
+        self.report_line(sh, 1, depth, score, bound, pv);
+    }
+
+    /// One `info` line: line `multipv` of a MultiPV search (1 otherwise).
+    fn report_line(
+        &self,
+        sh: &SearchShared,
+        multipv: usize,
+        depth: i32,
+        score: i32,
+        bound: Bound,
+        pv: &[Move],
+    ) {
         let nodes = sh.nodes.total();
         let time_ms = sh.clock.elapsed_ms();
         // Replay the line to print it, and stop at anything that is not legal (defensive).
@@ -301,6 +369,7 @@ impl Worker {
         }
         sh.reporter.info(&SearchInfo {
             depth,
+            multipv,
             seldepth: self.state.seldepth as i32,
             score,
             bound,

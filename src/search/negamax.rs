@@ -349,7 +349,7 @@ impl Worker {
             if Move16::from_move(m) == excluded {
                 continue;
             }
-            if N::ROOT && !sh.root_moves.contains(&m) {
+            if N::ROOT && (!sh.root_moves.contains(&m) || self.state.excluded_root.contains(&m)) {
                 continue;
             }
             move_count += 1;
@@ -548,8 +548,10 @@ impl Worker {
             self.learn_eval_error(&node, bound, best, best_move);
         }
 
-        // Step 20. Store the result.
-        if !singular_search {
+        // Step 20. Store the result (not for a MultiPV line after the first: its best move is
+        // only the best of the moves left).
+        let multipv_line = N::ROOT && !self.state.excluded_root.is_empty();
+        if !singular_search && !multipv_line {
             sh.tt.store(
                 key,
                 best_move.map_or(Move16::NONE, Move16::from_move),

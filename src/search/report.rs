@@ -7,6 +7,8 @@ use crate::tt::Bound;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchInfo {
     pub depth: i32,
+    /// Which line of a MultiPV search (1 = the best).
+    pub multipv: usize,
     pub seldepth: i32,
     pub score: i32,
     pub bound: Bound,

@@ -29,6 +29,8 @@ pub(crate) struct SearchShared {
     pub net: Option<Arc<Network>>,
     pub nodes: Arc<NodeCounters>,
     pub threads: usize,
+    /// Lines to search and report (`MultiPV`), at least 1.
+    pub multipv: usize,
     pub reporter: Arc<dyn Reporter>,
     pub debug: bool,
     /// Helpers still searching.
@@ -52,6 +54,7 @@ impl SearchShared {
         net: Option<Arc<Network>>,
         nodes: Arc<NodeCounters>,
         threads: usize,
+        multipv: usize,
         reporter: Arc<dyn Reporter>,
         debug: bool,
     ) -> SearchShared {
@@ -66,6 +69,7 @@ impl SearchShared {
             net,
             nodes,
             threads,
+            multipv: multipv.max(1),
             reporter,
             debug,
             running: AtomicUsize::new(threads),

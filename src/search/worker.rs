@@ -43,6 +43,10 @@ pub(crate) struct SearchState {
     pub(crate) stats: Stats,
     /// The network's accumulators along the current line.
     pub(crate) acc: AccumulatorStack,
+    /// MultiPV: root moves of the lines already searched at this depth (skipped at the root).
+    pub(crate) excluded_root: Vec<Move>,
+    /// MultiPV: the lines of the last complete depth, best first (score, PV).
+    pub(crate) lines: Vec<(i32, Vec<Move>)>,
 }
 
 impl SearchState {
@@ -63,6 +67,8 @@ impl SearchState {
             root_nodes: Vec::new(),
             stats: Stats::default(),
             acc: AccumulatorStack::default(),
+            excluded_root: Vec::new(),
+            lines: Vec::new(),
         }
     }
 
@@ -84,6 +90,8 @@ impl SearchState {
         self.root_nodes.clear();
         self.stats = Stats::default();
         self.acc.clear();
+        self.excluded_root.clear();
+        self.lines.clear();
     }
 }
 
