@@ -10,6 +10,7 @@ use crate::params::{self, Params};
 use crate::position::Position;
 use crate::search::shared::SearchShared;
 use crate::search::{Reporter, SearchResult, Silent};
+use crate::tb::{Tablebases, TbConfig};
 use crate::thread::ThreadPool;
 use crate::time::{Clock, Limits, budget};
 use crate::tt::{MAX_HASH_MB, TranspositionTable};
@@ -57,6 +58,11 @@ impl Default for Options {
 
 pub struct Engine {
     position: Position,
+    /// Syzygy tables of `SyzygyPath`, shared by every search thread.
+    tb: Option<Arc<Tablebases>>,
+    tb_config: TbConfig,
+    /// What `isready` reports once: the net and tables loaded since the last `isready`.
+    notes: Vec<String>,
     /// The net of `EvalFile`, if one is loaded; it evaluates while `Use NNUE` is on.
     net: Option<Arc<Network>>,
     tt: Arc<TranspositionTable>,
@@ -81,6 +87,10 @@ pub(crate) fn uci_options() -> Vec<String> {
         format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
         "option name Use NNUE type check default false".to_string(),
         "option name EvalFile type string default <empty>".to_string(),
+        "option name SyzygyPath type string default <empty>".to_string(),
+        "option name SyzygyProbeDepth type spin default 1 min 1 max 100".to_string(),
+        "option name SyzygyProbeLimit type spin default 7 min 0 max 7".to_string(),
+        "option name Syzygy50MoveRule type check default true".to_string(),
     ];
     lines.extend(params::uci_option_lines());
     lines
@@ -125,6 +135,9 @@ impl Engine {
         let pool = ThreadPool::new(1).expect("one search thread");
         Engine {
             position: Position::default(),
+            tb: None,
+            tb_config: TbConfig::default(),
+            notes: Vec::new(),
             net: None,
             tt: Arc::new(tt),
             pool,
@@ -262,9 +275,33 @@ impl Engine {
                 } else {
                     // Refused files leave the current net in place.
                     let net = nnue::load_file(std::path::Path::new(path))?;
+                    self.notes.push(format!("loaded net {path} ({net:?})"));
                     self.net = Some(Arc::new(net));
                     self.options.eval_file = path.to_string();
                 }
+            }
+            "syzygypath" => {
+                let path = value.map(str::trim).unwrap_or("");
+                if path.is_empty() || path == "<empty>" {
+                    self.tb = None;
+                } else {
+                    // Directories that cannot be read are reported; the others are used.
+                    let (tb, errors) = Tablebases::load(path)?;
+                    self.notes.push(format!("loaded {}", tb.describe()));
+                    self.tb = Some(Arc::new(tb));
+                    if !errors.is_empty() {
+                        return Err(errors.join("; "));
+                    }
+                }
+            }
+            "syzygyprobedepth" => {
+                self.tb_config.probe_depth = parse_spin("SyzygyProbeDepth", value, 1, 100)? as i32;
+            }
+            "syzygyprobelimit" => {
+                self.tb_config.probe_limit = parse_spin("SyzygyProbeLimit", value, 0, 7)? as usize;
+            }
+            "syzygy50moverule" => {
+                self.tb_config.rule50 = parse_check("Syzygy50MoveRule", value)?;
             }
             "uci_chess960" => {
                 self.options.chess960 = parse_check("UCI_Chess960", value)?;
@@ -283,6 +320,11 @@ impl Engine {
             }
         }
         Ok(())
+    }
+
+    /// What was loaded since the last call (for `isready`).
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
     }
 
     /// Evaluates as `other` does (its net and `Use NNUE`).
@@ -343,6 +385,13 @@ impl Engine {
         if root_moves.is_empty() {
             root_moves = legal;
         }
+        // In the tables: search only the moves that keep the result they promise.
+        if let Some(tb) = &self.tb
+            && let Some(keep) = tb.rank_root(self.position.board(), &root_moves, &self.tb_config)
+            && !keep.is_empty()
+        {
+            root_moves = keep;
+        }
         self.tt.new_search();
         let b = budget(
             &limits,
@@ -359,6 +408,8 @@ impl Engine {
             root_moves,
             self.params.clone(),
             self.active_net(),
+            self.tb.clone(),
+            self.tb_config,
             self.pool.node_counters(),
             self.pool.len(),
             self.options.multipv,

@@ -21,6 +21,7 @@ pub mod search;
 mod see;
 pub mod selfplay;
 pub mod soak;
+pub mod tb;
 mod thread;
 pub mod time;
 mod tt;

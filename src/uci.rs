@@ -236,8 +236,15 @@ pub(crate) fn format_info(info: &SearchInfo) -> String {
         _ => "",
     };
     let mut line = format!(
-        "info depth {} seldepth {} multipv {} score {score}{bound} nodes {} nps {} hashfull {} tbhits 0 time {}",
-        info.depth, info.seldepth, info.multipv, info.nodes, info.nps, info.hashfull, info.time_ms
+        "info depth {} seldepth {} multipv {} score {score}{bound} nodes {} nps {} hashfull {} tbhits {} time {}",
+        info.depth,
+        info.seldepth,
+        info.multipv,
+        info.nodes,
+        info.nps,
+        info.hashfull,
+        info.tbhits,
+        info.time_ms
     );
     if !info.pv.is_empty() {
         line.push_str(" pv ");
@@ -359,7 +366,12 @@ impl UciSession {
                 }
                 self.emit("uciok");
             }
-            Command::IsReady => self.emit("readyok"),
+            Command::IsReady => {
+                for note in self.engine.take_notes() {
+                    self.emit(&format!("info string {note}"));
+                }
+                self.emit("readyok");
+            }
             Command::Debug(on) => self.engine.set_debug(on),
             Command::SetOption { name, value } => {
                 if let Err(e) = self.engine.set_option(&name, value.as_deref()) {
@@ -600,6 +612,7 @@ mod tests {
             nodes: 10,
             nps: 100,
             hashfull: 1,
+            tbhits: 0,
             time_ms: 100,
             pv: vec!["e2e4".into()],
         };

@@ -17,7 +17,14 @@ fn repo_file(path: &str) -> String {
 }
 
 /// Engine options that are not search parameters.
-const ENGINE_OPTIONS: &[&str] = &["Hash", "Threads", "Move Overhead", "MultiPV"];
+const ENGINE_OPTIONS: &[&str] = &[
+    "Hash",
+    "Threads",
+    "Move Overhead",
+    "MultiPV",
+    "SyzygyProbeDepth",
+    "SyzygyProbeLimit",
+];
 
 #[test]
 fn spsa_lines_are_exactly_the_tunable_spin_options() {

@@ -88,6 +88,7 @@ impl Worker {
                 nodes: 0,
                 nps: 0,
                 hashfull: 0,
+                tbhits: 0,
                 time_ms: 0,
                 pv: Vec::new(),
             });
@@ -376,6 +377,7 @@ impl Worker {
             nodes,
             nps: nodes * 1000 / time_ms.max(1),
             hashfull: sh.tt.hashfull(),
+            tbhits: sh.tbhits.load(std::sync::atomic::Ordering::Relaxed),
             time_ms,
             pv: line,
         });

@@ -40,6 +40,9 @@ pub(crate) const EVAL_NONE: i32 = -INFINITE;
 /// reversible moves led to the position, and may be a win that the rule turns into a draw.
 const TT_CUT_MAX_HALFMOVES: u32 = 90;
 
+/// A tablebase result is stored this much deeper than its node: no search overrules it.
+const TB_DEPTH_BONUS: i32 = 6;
+
 /// Most moves of one kind remembered at a node for history maluses.
 const TRIED_CAP: usize = 64;
 
@@ -250,6 +253,15 @@ impl Worker {
                 self.update_quiet(self.state.pos.turn(), m, &cont, bonus);
             }
             return e.score;
+        }
+
+        // Step 4b. Tablebases: right after a capture or pawn move, a position in the tables
+        // has a known result; it ends the node where its bound allows.
+        if !N::ROOT
+            && !singular_search
+            && let Some(score) = self.probe_tablebases(sh, key, depth, ply, alpha, beta, tt_pv)
+        {
+            return score;
         }
 
         // Step 5. Static evaluation, corrected; a TT score is a better estimate when its bound
@@ -564,6 +576,58 @@ impl Worker {
             );
         }
         best
+    }
+
+    /// Step 4b: a WDL probe where the tables cover the position and the 50-move counter was
+    /// just reset (the WDL tables assume that); `Some` when its bound ends the node. The
+    /// result is stored in the TT, deeper than this node, as it is exact knowledge.
+    #[allow(clippy::too_many_arguments)]
+    fn probe_tablebases(
+        &mut self,
+        sh: &SearchShared,
+        key: u64,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+        tt_pv: bool,
+    ) -> Option<i32> {
+        let tb = sh.tb.as_ref()?;
+        let cfg = &sh.tb_config;
+        let board = self.state.pos.board();
+        if self.state.pos.halfmoves() != 0 || !tb.covers(board, cfg) {
+            return None;
+        }
+        let pieces = shakmaty::Position::board(board).occupied().count();
+        if depth < cfg.probe_depth && pieces >= cfg.probe_limit.min(tb.max_pieces()) {
+            return None;
+        }
+        let (score, wdl) = tb.probe_wdl(board, cfg, ply)?;
+        sh.tbhits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let bound = match wdl {
+            shakmaty_syzygy::Wdl::Win => Bound::Lower,
+            shakmaty_syzygy::Wdl::Loss => Bound::Upper,
+            _ => Bound::Exact,
+        };
+        let cuts = match bound {
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+            _ => true,
+        };
+        if !cuts {
+            return None;
+        }
+        sh.tt.store(
+            key,
+            Move16::NONE,
+            score,
+            EVAL_NONE,
+            (depth + TB_DEPTH_BONUS).min(MAX_PLY as i32 - 1),
+            bound,
+            tt_pv,
+            ply,
+        );
+        Some(score)
     }
 
     /// Step 5: the raw static eval (from the TT entry when it has one), the corrected static

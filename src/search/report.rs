@@ -15,6 +15,8 @@ pub struct SearchInfo {
     pub nodes: u64,
     pub nps: u64,
     pub hashfull: usize,
+    /// Tablebase probes that gave a result.
+    pub tbhits: u64,
     pub time_ms: u64,
     pub pv: Vec<String>,
 }

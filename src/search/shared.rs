@@ -2,7 +2,7 @@
 //! root, the parameters, the node counters, the reporter, and the rendezvous at the end.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use parking_lot::{Condvar, Mutex};
 use shakmaty::Move;
@@ -12,6 +12,7 @@ use super::smp::{NodeCounters, ThreadResult};
 use crate::nnue::Network;
 use crate::params::Params;
 use crate::position::Position;
+use crate::tb::{Tablebases, TbConfig};
 use crate::time::{Clock, Limits};
 use crate::tt::TranspositionTable;
 
@@ -27,6 +28,11 @@ pub(crate) struct SearchShared {
     pub params: Params,
     /// The network that evaluates, or `None` for the hand-written evaluation.
     pub net: Option<Arc<Network>>,
+    /// Syzygy tables and how to probe them.
+    pub tb: Option<Arc<Tablebases>>,
+    pub tb_config: TbConfig,
+    /// Tablebase probes that gave a result, all threads.
+    pub tbhits: AtomicU64,
     pub nodes: Arc<NodeCounters>,
     pub threads: usize,
     /// Lines to search and report (`MultiPV`), at least 1.
@@ -52,6 +58,8 @@ impl SearchShared {
         root_moves: Vec<Move>,
         params: Params,
         net: Option<Arc<Network>>,
+        tb: Option<Arc<Tablebases>>,
+        tb_config: TbConfig,
         nodes: Arc<NodeCounters>,
         threads: usize,
         multipv: usize,
@@ -67,6 +75,9 @@ impl SearchShared {
             root_moves,
             params,
             net,
+            tb,
+            tb_config,
+            tbhits: AtomicU64::new(0),
             nodes,
             threads,
             multipv: multipv.max(1),
