@@ -35,6 +35,8 @@ pub struct Options {
     pub ponder: bool,
     /// Lines to search and report.
     pub multipv: usize,
+    /// Win/draw/loss chances after the score.
+    pub show_wdl: bool,
     /// Evaluate with the loaded network instead of the hand-written evaluation.
     pub use_nnue: bool,
     /// The net file loaded (empty: none).
@@ -50,6 +52,7 @@ impl Default for Options {
             chess960: false,
             ponder: false,
             multipv: 1,
+            show_wdl: false,
             use_nnue: false,
             eval_file: String::new(),
         }
@@ -85,6 +88,7 @@ pub(crate) fn uci_options() -> Vec<String> {
         "option name Ponder type check default false".to_string(),
         "option name UCI_Chess960 type check default false".to_string(),
         format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
+        "option name UCI_ShowWDL type check default false".to_string(),
         "option name Use NNUE type check default false".to_string(),
         "option name EvalFile type string default <empty>".to_string(),
         "option name SyzygyPath type string default <empty>".to_string(),
@@ -254,6 +258,7 @@ impl Engine {
                     parse_spin("Move Overhead", value, 0, MAX_MOVE_OVERHEAD as i64)? as u64;
             }
             "ponder" => self.options.ponder = parse_check("Ponder", value)?,
+            "uci_showwdl" => self.options.show_wdl = parse_check("UCI_ShowWDL", value)?,
             "multipv" => {
                 self.options.multipv =
                     parse_spin("MultiPV", value, 1, MAX_MULTIPV as i64)? as usize;
@@ -413,6 +418,7 @@ impl Engine {
             self.pool.node_counters(),
             self.pool.len(),
             self.options.multipv,
+            self.options.show_wdl,
             reporter,
             self.debug,
         ));

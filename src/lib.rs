@@ -26,6 +26,7 @@ mod thread;
 pub mod time;
 mod tt;
 pub mod uci;
+pub mod wdl;
 
 pub use engine::Engine;
 pub use params::Params;

@@ -235,8 +235,11 @@ pub(crate) fn format_info(info: &SearchInfo) -> String {
         Bound::Upper => " upperbound",
         _ => "",
     };
+    let wdl = info
+        .wdl
+        .map_or(String::new(), |[w, d, l]| format!(" wdl {w} {d} {l}"));
     let mut line = format!(
-        "info depth {} seldepth {} multipv {} score {score}{bound} nodes {} nps {} hashfull {} tbhits {} time {}",
+        "info depth {} seldepth {} multipv {} score {score}{bound}{wdl} nodes {} nps {} hashfull {} tbhits {} time {}",
         info.depth,
         info.seldepth,
         info.multipv,
@@ -609,6 +612,7 @@ mod tests {
             seldepth: 5,
             score: crate::score::mate_in(3),
             bound: Bound::Exact,
+            wdl: None,
             nodes: 10,
             nps: 100,
             hashfull: 1,
@@ -623,6 +627,12 @@ mod tests {
         info.score = -35;
         info.bound = Bound::Lower;
         assert!(format_info(&info).contains("score cp -35 lowerbound nodes"));
+        info.wdl = Some([120, 500, 380]);
+        info.multipv = 3;
+        info.tbhits = 7;
+        let line = format_info(&info);
+        assert!(line.contains("multipv 3 score cp -35 lowerbound wdl 120 500 380 nodes"));
+        assert!(line.contains("tbhits 7 time"));
     }
 
     #[test]

@@ -85,6 +85,7 @@ impl Worker {
                 seldepth: 0,
                 score,
                 bound: Bound::Exact,
+                wdl: None,
                 nodes: 0,
                 nps: 0,
                 hashfull: 0,
@@ -374,6 +375,9 @@ impl Worker {
             seldepth: self.state.seldepth as i32,
             score,
             bound,
+            wdl: sh
+                .show_wdl
+                .then(|| crate::wdl::wdl(score, crate::wdl::material(sh.root.board()))),
             nodes,
             nps: nodes * 1000 / time_ms.max(1),
             hashfull: sh.tt.hashfull(),

@@ -12,6 +12,8 @@ pub struct SearchInfo {
     pub seldepth: i32,
     pub score: i32,
     pub bound: Bound,
+    /// Win, draw and loss chances in per mille (`UCI_ShowWDL`).
+    pub wdl: Option<[u32; 3]>,
     pub nodes: u64,
     pub nps: u64,
     pub hashfull: usize,

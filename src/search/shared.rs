@@ -37,6 +37,8 @@ pub(crate) struct SearchShared {
     pub threads: usize,
     /// Lines to search and report (`MultiPV`), at least 1.
     pub multipv: usize,
+    /// Report win/draw/loss chances (`UCI_ShowWDL`).
+    pub show_wdl: bool,
     pub reporter: Arc<dyn Reporter>,
     pub debug: bool,
     /// Helpers still searching.
@@ -63,6 +65,7 @@ impl SearchShared {
         nodes: Arc<NodeCounters>,
         threads: usize,
         multipv: usize,
+        show_wdl: bool,
         reporter: Arc<dyn Reporter>,
         debug: bool,
     ) -> SearchShared {
@@ -81,6 +84,7 @@ impl SearchShared {
             nodes,
             threads,
             multipv: multipv.max(1),
+            show_wdl,
             reporter,
             debug,
             running: AtomicUsize::new(threads),

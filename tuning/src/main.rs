@@ -15,6 +15,7 @@ mod texel;
 mod texel_data;
 mod tune;
 mod viriformat;
+mod wdl_fit;
 
 use std::path::PathBuf;
 
@@ -29,6 +30,7 @@ const USAGE: &str = "usage:
   shears-tune nnue --data DIR[,DIR...] --out DIR [--hidden 128] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--threads N]
                    [--seed N] [--limit N] [--quiet]
+  shears-tune wdl-fit --data DIR[,DIR...] [--out src/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]
   shears-tune texel-data --book FILE --out FILE [--games N] [--nodes N] [--threads N] [--random-plies N] [--seed N]
   shears-tune texel --data FILE[,FILE...] --out src/eval_weights.rs [--epochs N] [--lr X] [--lambda X] [--threads N] [--limit N] [--reg X]";
 
@@ -116,6 +118,20 @@ fn main() {
                 seed: args.num("--seed", 1)?,
                 limit: args.num("--limit", usize::MAX)?,
                 progress: !args.0.iter().any(|a| a == "--quiet"),
+            })
+        })(),
+        "wdl-fit" => (|| {
+            let data = args
+                .get("--data")
+                .ok_or("--data is required")?
+                .split(',')
+                .map(PathBuf::from)
+                .collect();
+            wdl_fit::run(&wdl_fit::Config {
+                data,
+                out: PathBuf::from(args.get("--out").unwrap_or("src/wdl_model.rs")),
+                bins: PathBuf::from(args.get("--bins").unwrap_or("tests/data/wdl_bins.csv")),
+                iterations: args.num("--iterations", 2000)?,
             })
         })(),
         "texel-data" => (|| {

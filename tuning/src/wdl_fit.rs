@@ -1,0 +1,199 @@
+//! `shears-tune wdl-fit`: fits the win/draw/loss model that `UCI_ShowWDL` prints, on
+//! self-play games (viriformat), as Stockfish does for its own: with `x` the search score
+//! (centipawns, side to move) and `m` the material on the board (pawn 1, minor 3, rook 5,
+//! queen 9, both sides, clamped to [17, 78], divided by 58),
+//!
+//! ```text
+//! a(m) = a0 m^3 + a1 m^2 + a2 m + a3        b(m) = b0 m^3 + b1 m^2 + b2 m + b3
+//! P(win) = 1 / (1 + exp((a - x) / b))       P(loss) = 1 / (1 + exp((a + x) / b))
+//! ```
+//!
+//! `a` is the score that wins half the games, `b` how fast the chance grows with the score.
+//! The fit maximises the likelihood of the games' results with Adam over positions binned by
+//! (material, score); it writes `src/wdl_model.rs` and the bins (`tests/data/wdl_bins.csv`),
+//! against which the engine's tests check the model.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use shakmaty::{Color, Position as _};
+
+use crate::viriformat::{self, Game};
+
+/// Score bins of this many centipawns.
+const SCORE_BIN: i32 = 20;
+/// Scores beyond this are left out (they say little about the model's middle).
+const SCORE_MAX: i32 = 1000;
+
+pub struct Config {
+    pub data: Vec<PathBuf>,
+    pub out: PathBuf,
+    pub bins: PathBuf,
+    pub iterations: usize,
+}
+
+/// (material, score bin) -> [losses, draws, wins], side to move's view.
+type Bins = BTreeMap<(i32, i32), [u64; 3]>;
+
+fn collect(dirs: &[PathBuf]) -> Result<Bins, String> {
+    let mut bins = Bins::new();
+    for dir in dirs {
+        for path in crate::datagen::data_files(dir)? {
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let (games, _) =
+                Game::read_all(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            for g in games {
+                for (pos, _, score) in g.positions() {
+                    let white = pos.turn() == Color::White;
+                    let x = if white {
+                        i32::from(score)
+                    } else {
+                        -i32::from(score)
+                    };
+                    if x.abs() > SCORE_MAX || pos.is_check() {
+                        continue;
+                    }
+                    let result = match (g.result, white) {
+                        (viriformat::DRAW, _) => 1,
+                        (viriformat::WHITE_WIN, true) | (viriformat::BLACK_WIN, false) => 2,
+                        _ => 0,
+                    };
+                    let m = shears::wdl::material(&pos).clamp(17, 78);
+                    let bin = (x + SCORE_BIN / 2).div_euclid(SCORE_BIN) * SCORE_BIN;
+                    bins.entry((m, bin)).or_insert([0; 3])[result] += 1;
+                }
+            }
+        }
+    }
+    Ok(bins)
+}
+
+/// The model's (win, loss) chances.
+pub fn model(p: &[f64; 8], material: i32, score: f64) -> (f64, f64) {
+    let m = f64::from(material.clamp(17, 78)) / 58.0;
+    let a = ((p[0] * m + p[1]) * m + p[2]) * m + p[3];
+    let b = (((p[4] * m + p[5]) * m + p[6]) * m + p[7]).max(1.0);
+    let w = 1.0 / (1.0 + ((a - score) / b).exp());
+    let l = 1.0 / (1.0 + ((a + score) / b).exp());
+    (w, l)
+}
+
+fn neg_log_likelihood(p: &[f64; 8], bins: &Bins) -> f64 {
+    let mut nll = 0.0;
+    for (&(m, x), c) in bins {
+        let (w, l) = model(p, m, f64::from(x));
+        let d = (1.0 - w - l).max(1e-9);
+        nll -=
+            c[0] as f64 * l.max(1e-9).ln() + c[1] as f64 * d.ln() + c[2] as f64 * w.max(1e-9).ln();
+    }
+    nll
+}
+
+/// Maximum likelihood by Adam with numerical gradients (8 parameters, a few thousand bins).
+pub fn fit(bins: &Bins, iterations: usize) -> [f64; 8] {
+    let total: f64 = bins.values().map(|c| c.iter().sum::<u64>() as f64).sum();
+    let mut p = [0.0, 0.0, 0.0, 150.0, 0.0, 0.0, 0.0, 80.0];
+    let (mut m1, mut m2) = ([0.0f64; 8], [0.0f64; 8]);
+    let lr = 2.0;
+    for t in 1..=iterations {
+        let mut g = [0.0; 8];
+        for i in 0..8 {
+            let h = 1e-3;
+            let mut up = p;
+            up[i] += h;
+            let mut down = p;
+            down[i] -= h;
+            g[i] = (neg_log_likelihood(&up, bins) - neg_log_likelihood(&down, bins))
+                / (2.0 * h)
+                / total;
+        }
+        for i in 0..8 {
+            m1[i] = 0.9 * m1[i] + 0.1 * g[i];
+            m2[i] = 0.999 * m2[i] + 0.001 * g[i] * g[i];
+            let mh = m1[i] / (1.0 - 0.9f64.powi(t as i32));
+            let vh = m2[i] / (1.0 - 0.999f64.powi(t as i32));
+            p[i] -= lr * mh / (vh.sqrt() + 1e-12);
+        }
+    }
+    p
+}
+
+pub fn run(cfg: &Config) -> Result<(), String> {
+    let bins = collect(&cfg.data)?;
+    let positions: u64 = bins.values().map(|c| c.iter().sum::<u64>()).sum();
+    if positions == 0 {
+        return Err("no positions".into());
+    }
+    eprintln!("wdl-fit: {positions} positions in {} bins", bins.len());
+    let p = fit(&bins, cfg.iterations);
+    eprintln!(
+        "wdl-fit: a = {:.3} m^3 + {:.3} m^2 + {:.3} m + {:.3}; b = {:.3} m^3 + {:.3} m^2 + {:.3} m + {:.3}; mean log loss {:.5}",
+        p[0],
+        p[1],
+        p[2],
+        p[3],
+        p[4],
+        p[5],
+        p[6],
+        p[7],
+        neg_log_likelihood(&p, &bins) / positions as f64
+    );
+    let source = format!(
+        "//! The win/draw/loss model of `UCI_ShowWDL`, written by `shears-tune wdl-fit` (see\n\
+         //! `tuning/src/wdl_fit.rs`) from {positions} self-play positions.\n\
+         \n\
+         /// Coefficients of `a(m)` (cubic, highest power first), then of `b(m)`.\n\
+         pub(crate) const WDL_PARAMS: [f64; 8] = [\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n];\n",
+        p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
+    );
+    std::fs::write(&cfg.out, source).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    let mut csv = String::from("material,score,losses,draws,wins\n");
+    for (&(m, x), c) in &bins {
+        csv.push_str(&format!("{m},{x},{},{},{}\n", c[0], c[1], c[2]));
+    }
+    std::fs::write(&cfg.bins, csv).map_err(|e| format!("{}: {e}", cfg.bins.display()))?;
+    eprintln!(
+        "wdl-fit: wrote {} and {}",
+        cfg.out.display(),
+        cfg.bins.display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fit_recovers_a_known_model() {
+        // Results drawn from a known model's expected counts: the fit must find a model
+        // that predicts the same chances.
+        let truth = [0.0, 0.0, 60.0, 120.0, 0.0, 0.0, -20.0, 90.0];
+        let mut bins = Bins::new();
+        for m in (20..=78).step_by(6) {
+            for x in (-600..=600).step_by(SCORE_BIN as usize) {
+                let (w, l) = model(&truth, m, f64::from(x));
+                let n = 1000.0;
+                bins.insert(
+                    (m, x),
+                    [
+                        (l * n).round() as u64,
+                        ((1.0 - w - l) * n).round() as u64,
+                        (w * n).round() as u64,
+                    ],
+                );
+            }
+        }
+        let p = fit(&bins, 3000);
+        for m in [20, 40, 60, 78] {
+            for x in [-300.0, -100.0, 0.0, 100.0, 300.0] {
+                let (w0, l0) = model(&truth, m, x);
+                let (w1, l1) = model(&p, m, x);
+                assert!(
+                    (w0 - w1).abs() < 0.03 && (l0 - l1).abs() < 0.03,
+                    "m {m} x {x}"
+                );
+            }
+        }
+    }
+}
