@@ -319,6 +319,12 @@ impl Reporter for UciReporter {
     fn message(&self, text: &str) {
         self.0.line(&format!("info string {text}"));
     }
+
+    fn currmove(&self, depth: i32, mv: &str, number: usize) {
+        self.0.line(&format!(
+            "info depth {depth} currmove {mv} currmovenumber {number}"
+        ));
+    }
 }
 
 /// What the loop should do after a command.

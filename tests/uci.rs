@@ -246,3 +246,39 @@ fn bench_command_uses_the_parameters_that_were_set() {
     assert_eq!(default, again, "bench is not deterministic");
     assert!(e.quit().success());
 }
+
+#[test]
+fn long_searches_name_the_root_move_and_analysis_options_work() {
+    let mut e = Uci::start();
+    e.send("setoption name MultiPV value 2");
+    e.send("setoption name UCI_ShowWDL value true");
+    e.send("position startpos moves e2e4");
+    e.sync();
+    let (lines, best) = e.go("go movetime 3600");
+    assert!(is_legal(None, &["e2e4"], &best_of(&best).unwrap()));
+    // After 3 s: `info depth D currmove M currmovenumber N`, legal moves numbered from 1.
+    let current: Vec<&String> = lines.iter().filter(|l| l.contains(" currmove ")).collect();
+    assert!(!current.is_empty(), "no currmove line");
+    for l in &current {
+        let t: Vec<&str> = l.split_whitespace().collect();
+        assert_eq!(
+            (t[0], t[1], t[3], t[5]),
+            ("info", "depth", "currmove", "currmovenumber")
+        );
+        assert!(is_legal(None, &["e2e4"], t[4]), "{l}");
+        assert!(t[6].parse::<usize>().unwrap() >= 1);
+    }
+    // Two lines per depth, each with its win/draw/loss chances.
+    let scored: Vec<&String> = lines.iter().filter(|l| l.contains(" score ")).collect();
+    assert!(scored.iter().any(|l| l.contains(" multipv 2 ")));
+    for l in &scored {
+        let t: Vec<&str> = l.split_whitespace().collect();
+        let i = t.iter().position(|x| *x == "wdl").expect("wdl");
+        let sum: u32 = t[i + 1..i + 4]
+            .iter()
+            .map(|x| x.parse::<u32>().unwrap())
+            .sum();
+        assert_eq!(sum, 1000, "{l}");
+    }
+    assert!(e.quit().success());
+}

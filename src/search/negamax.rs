@@ -40,6 +40,9 @@ pub(crate) const EVAL_NONE: i32 = -INFINITE;
 /// reversible moves led to the position, and may be a win that the rule turns into a draw.
 const TT_CUT_MAX_HALFMOVES: u32 = 90;
 
+/// The main thread names each root move it searches once a search is this old.
+const CURRMOVE_AFTER_MS: u64 = 3000;
+
 /// A tablebase result is stored this much deeper than its node: no search overrules it.
 const TB_DEPTH_BONUS: i32 = 6;
 
@@ -365,6 +368,10 @@ impl Worker {
                 continue;
             }
             move_count += 1;
+            if N::ROOT && self.id == 0 && sh.clock.elapsed_ms() > CURRMOVE_AFTER_MS {
+                let text = self.state.pos.move_to_uci(m);
+                sh.reporter.currmove(depth, &text, move_count as usize);
+            }
             let is_quiet = !is_noisy(m);
             let gives_check = self.state.pos.gives_check_with(check_info.as_ref(), m);
             let stat = if is_quiet {

@@ -41,6 +41,8 @@ pub trait Reporter: Send + Sync {
     fn info(&self, info: &SearchInfo);
     fn bestmove(&self, result: &SearchResult);
     fn message(&self, _text: &str) {}
+    /// The root move being searched (long searches only): its UCI text and its number.
+    fn currmove(&self, _depth: i32, _mv: &str, _number: usize) {}
 }
 
 /// A reporter that drops everything.
