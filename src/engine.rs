@@ -24,6 +24,18 @@ pub const MAX_THREADS: usize = 1024;
 pub(crate) const DEFAULT_MOVE_OVERHEAD: u64 = 10;
 pub(crate) const MAX_MOVE_OVERHEAD: u64 = 5000;
 pub(crate) const MAX_MULTIPV: usize = 256;
+/// The `UCI_Elo` range (the low end is where Debian's Stockfish 15's own `UCI_Elo` starts,
+/// the opponent the scale is calibrated against).
+pub(crate) const MIN_ELO: u32 = 1320;
+pub(crate) const MAX_ELO: u32 = 3000;
+
+/// Nodes a move may search at a `UCI_Elo` setting: doubling every 150 Elo, from 40 nodes at
+/// the bottom of the range (about 1.5 M at the top, above what a full-strength search at
+/// blitz uses on this machine). Calibration: docs/analysis.md.
+pub fn elo_nodes(elo: u32) -> u64 {
+    let steps = f64::from(elo.clamp(MIN_ELO, MAX_ELO) - MIN_ELO) / 150.0;
+    (40.0 * steps.exp2()).round() as u64
+}
 
 /// Engine options that are not search parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +49,9 @@ pub struct Options {
     pub multipv: usize,
     /// Win/draw/loss chances after the score.
     pub show_wdl: bool,
+    /// Play at `elo` strength (`UCI_LimitStrength`, `UCI_Elo`).
+    pub limit_strength: bool,
+    pub elo: u32,
     /// Evaluate with the loaded network instead of the hand-written evaluation.
     pub use_nnue: bool,
     /// The net file loaded (empty: none).
@@ -53,6 +68,8 @@ impl Default for Options {
             ponder: false,
             multipv: 1,
             show_wdl: false,
+            limit_strength: false,
+            elo: MAX_ELO,
             use_nnue: false,
             eval_file: String::new(),
         }
@@ -89,6 +106,8 @@ pub(crate) fn uci_options() -> Vec<String> {
         "option name UCI_Chess960 type check default false".to_string(),
         format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
         "option name UCI_ShowWDL type check default false".to_string(),
+        "option name UCI_LimitStrength type check default false".to_string(),
+        format!("option name UCI_Elo type spin default {MAX_ELO} min {MIN_ELO} max {MAX_ELO}"),
         "option name Use NNUE type check default false".to_string(),
         "option name EvalFile type string default <empty>".to_string(),
         "option name SyzygyPath type string default <empty>".to_string(),
@@ -259,6 +278,13 @@ impl Engine {
             }
             "ponder" => self.options.ponder = parse_check("Ponder", value)?,
             "uci_showwdl" => self.options.show_wdl = parse_check("UCI_ShowWDL", value)?,
+            "uci_limitstrength" => {
+                self.options.limit_strength = parse_check("UCI_LimitStrength", value)?;
+            }
+            "uci_elo" => {
+                self.options.elo =
+                    parse_spin("UCI_Elo", value, i64::from(MIN_ELO), i64::from(MAX_ELO))? as u32;
+            }
             "multipv" => {
                 self.options.multipv =
                     parse_spin("MultiPV", value, 1, MAX_MULTIPV as i64)? as usize;
@@ -371,7 +397,11 @@ impl Engine {
     /// Starts a search; output goes to `reporter`. A search already running is stopped first
     /// (it still reports its own `bestmove`). Unknown `searchmoves` are left out, with a
     /// message; if none is left, every legal move is searched.
-    pub fn go(&mut self, limits: Limits, reporter: Arc<dyn Reporter>) {
+    pub fn go(&mut self, mut limits: Limits, reporter: Arc<dyn Reporter>) {
+        if self.options.limit_strength {
+            let cap = elo_nodes(self.options.elo);
+            limits.nodes = Some(limits.nodes.map_or(cap, |n| n.min(cap)));
+        }
         if let Some(s) = &self.current
             && !s.is_done()
         {

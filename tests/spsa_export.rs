@@ -24,6 +24,7 @@ const ENGINE_OPTIONS: &[&str] = &[
     "MultiPV",
     "SyzygyProbeDepth",
     "SyzygyProbeLimit",
+    "UCI_Elo",
 ];
 
 #[test]
