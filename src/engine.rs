@@ -423,7 +423,6 @@ impl Engine {
         // In the tables: search only the moves that keep the result they promise.
         if let Some(tb) = &self.tb
             && let Some(keep) = tb.rank_root(self.position.board(), &root_moves, &self.tb_config)
-            && !keep.is_empty()
         {
             root_moves = keep;
         }

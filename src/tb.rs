@@ -6,6 +6,8 @@ use std::path::Path;
 use shakmaty::{Chess, Move, Position as _};
 use shakmaty_syzygy::{AmbiguousWdl, Tablebase, Wdl};
 
+use crate::tt::Bound;
+
 /// Score of a tablebase win (less the plies to it), far from the mate scores.
 pub(crate) const TB_WIN: i32 = 20_000;
 
@@ -105,34 +107,37 @@ impl Tablebases {
         )
     }
 
-    /// Can `pos` be probed under `cfg`?
+    /// Pieces on the board if `pos` can be probed under `cfg`.
     #[inline]
-    pub(crate) fn covers(&self, pos: &Chess, cfg: &TbConfig) -> bool {
+    fn covered_pieces(&self, pos: &Chess, cfg: &TbConfig) -> Option<usize> {
         let pieces = pos.board().occupied().count();
-        pieces <= cfg.probe_limit.min(self.max_pieces()) && !pos.castles().any()
+        (pieces <= cfg.probe_limit.min(self.max_pieces()) && !pos.castles().any()).then_some(pieces)
     }
 
-    /// The WDL value of `pos` (side to move's view) right after a capture or pawn move, as a
-    /// search score and the bound it is: `None` when the tables cannot say.
-    pub(crate) fn probe_wdl(&self, pos: &Chess, cfg: &TbConfig, ply: usize) -> Option<(i32, Wdl)> {
+    /// The WDL value of `pos` (side to move's view), which the caller has reached right after
+    /// a capture or pawn move, as a search score and the bound it is: `None` when the tables
+    /// do not cover it, the search is too shallow to probe it (`SyzygyProbeDepth`, waived
+    /// below the largest tables), or the probe fails.
+    pub(crate) fn probe_in_tree(
+        &self,
+        pos: &Chess,
+        cfg: &TbConfig,
+        depth: i32,
+        ply: usize,
+    ) -> Option<(i32, Bound)> {
+        let pieces = self.covered_pieces(pos, cfg)?;
+        if depth < cfg.probe_depth && pieces >= cfg.probe_limit.min(self.max_pieces()) {
+            return None;
+        }
         let wdl = self.tables.probe_wdl_after_zeroing(pos).ok()?;
-        let wdl = if cfg.rule50 {
-            wdl
-        } else {
-            match wdl {
-                Wdl::CursedWin => Wdl::Win,
-                Wdl::BlessedLoss => Wdl::Loss,
-                w => w,
-            }
-        };
-        let score = match wdl {
-            Wdl::Win => TB_WIN - ply as i32,
-            Wdl::CursedWin => 1,
-            Wdl::Draw => 0,
-            Wdl::BlessedLoss => -1,
-            Wdl::Loss => -TB_WIN + ply as i32,
-        };
-        Some((score, wdl))
+        let ply = ply as i32;
+        Some(match (wdl, cfg.rule50) {
+            (Wdl::Win, _) | (Wdl::CursedWin, false) => (TB_WIN - ply, Bound::Lower),
+            (Wdl::Loss, _) | (Wdl::BlessedLoss, false) => (-TB_WIN + ply, Bound::Upper),
+            (Wdl::CursedWin, true) => (1, Bound::Exact),
+            (Wdl::BlessedLoss, true) => (-1, Bound::Exact),
+            (Wdl::Draw, _) => (0, Bound::Exact),
+        })
     }
 
     /// The WDL value of `pos` (side to move's view) with its 50-move counter, for reports
@@ -152,14 +157,14 @@ impl Tablebases {
     /// The root moves that keep the best result the tables promise: when winning, the moves
     /// that reach a zeroing move soonest (so the win is converted under the 50-move rule);
     /// when drawing, every move that keeps the draw; when losing, the moves that resist
-    /// longest. `None` when the position is not covered or a probe fails.
+    /// longest. Never empty; `None` when the position is not covered or a probe fails.
     pub(crate) fn rank_root(
         &self,
         pos: &Chess,
         moves: &[Move],
         cfg: &TbConfig,
     ) -> Option<Vec<Move>> {
-        if !self.covers(pos, cfg) || moves.is_empty() {
+        if self.covered_pieces(pos, cfg).is_none() || moves.is_empty() {
             return None;
         }
         const WIN: i64 = 1_000_000;

@@ -60,6 +60,17 @@ pub enum Bound {
 }
 
 impl Bound {
+    /// Does a score of this bound end a node searched with the window `(alpha, beta)`?
+    #[inline]
+    pub(crate) fn cuts(self, score: i32, alpha: i32, beta: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+            Bound::None => false,
+        }
+    }
+
     fn from_bits(b: u64) -> Bound {
         match b & BOUND_MASK {
             1 => Bound::Upper,

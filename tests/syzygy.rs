@@ -41,14 +41,6 @@ fn play(fen: &str, tables: Option<&str>) -> (Outcome, Termination, usize) {
         &Adjudication::default(),
     )
     .unwrap();
-    if std::env::var("SHOW_GAME").is_ok() {
-        let line: Vec<String> = g
-            .plies
-            .iter()
-            .map(|p| format!("{}({})", p.uci, p.score))
-            .collect();
-        eprintln!("{fen}: {}", line.join(" "));
-    }
     (g.outcome, g.termination, g.plies.len())
 }
 
@@ -95,7 +87,10 @@ fn tbhits_are_counted_and_bad_paths_reported() {
     // One good directory among bad ones: reported, and the good one is used.
     let t = repo_tables();
     let err = e
-        .set_option("SyzygyPath", Some(&format!("/no/such/dir:{t}")))
+        .set_option(
+            "SyzygyPath",
+            Some(&format!("/no/such/dir{}{t}", shears::tb::PATH_SEPARATOR)),
+        )
         .unwrap_err();
     assert!(err.contains("/no/such/dir"), "{err}");
     assert!(e.take_notes().iter().any(|n| n.contains("10 Syzygy files")));
@@ -134,7 +129,6 @@ fn four_piece_endings_with_the_shared_tables() {
     let (outcome, _, _) = play("8/8/8/3rk3/8/8/8/3RK3 w - - 0 1", Some(&t));
     assert_eq!(outcome, Outcome::Draw);
     let (outcome, termination, plies) = play("8/8/8/4k3/8/8/8/2BNK3 w - - 0 1", Some(&t));
-    eprintln!("KBNvK: {outcome:?} {termination:?} {plies}");
     assert_eq!(
         (outcome, termination),
         (Outcome::WhiteWins, Termination::Checkmate),

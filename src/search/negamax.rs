@@ -120,12 +120,7 @@ pub(crate) fn tt_refines(e: &Entry, eval: i32) -> bool {
 /// Can a TT entry of this bound and score end the node?
 #[inline]
 pub(crate) fn tt_cuts(e: &Entry, alpha: i32, beta: i32) -> bool {
-    match e.bound {
-        Bound::Exact => true,
-        Bound::Lower => e.score >= beta,
-        Bound::Upper => e.score <= alpha,
-        Bound::None => false,
-    }
+    e.bound.cuts(e.score, alpha, beta)
 }
 
 impl Worker {
@@ -599,29 +594,14 @@ impl Worker {
         beta: i32,
         tt_pv: bool,
     ) -> Option<i32> {
+        // No tables (the usual case) costs one test per node.
         let tb = sh.tb.as_ref()?;
-        let cfg = &sh.tb_config;
-        let board = self.state.pos.board();
-        if self.state.pos.halfmoves() != 0 || !tb.covers(board, cfg) {
+        if self.state.pos.halfmoves() != 0 {
             return None;
         }
-        let pieces = shakmaty::Position::board(board).occupied().count();
-        if depth < cfg.probe_depth && pieces >= cfg.probe_limit.min(tb.max_pieces()) {
-            return None;
-        }
-        let (score, wdl) = tb.probe_wdl(board, cfg, ply)?;
+        let (score, bound) = tb.probe_in_tree(self.state.pos.board(), &sh.tb_config, depth, ply)?;
         sh.tbhits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let bound = match wdl {
-            shakmaty_syzygy::Wdl::Win => Bound::Lower,
-            shakmaty_syzygy::Wdl::Loss => Bound::Upper,
-            _ => Bound::Exact,
-        };
-        let cuts = match bound {
-            Bound::Lower => score >= beta,
-            Bound::Upper => score <= alpha,
-            _ => true,
-        };
-        if !cuts {
+        if !bound.cuts(score, alpha, beta) {
             return None;
         }
         sh.tt.store(
