@@ -335,11 +335,13 @@ impl Worker {
         }
     }
 
-    /// Bound lines only from the main thread, and only in long searches.
+    /// Bound lines only from the main thread, and only in long searches. They belong to the
+    /// line being searched: under MultiPV, the one after the lines whose moves are excluded.
     fn report_bound(&self, sh: &SearchShared, depth: i32, score: i32, bound: Bound) {
         if self.id == 0 && sh.clock.elapsed_ms() > 3000 {
             let pv = self.state.pv[0].clone();
-            self.report(sh, depth, score, bound, &pv);
+            let line = self.state.excluded_root.len() + 1;
+            self.report_line(sh, line, depth, score, bound, &pv);
         }
     }
 
