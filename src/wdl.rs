@@ -22,6 +22,18 @@ pub fn material(pos: &Chess) -> i32 {
         + 9 * b.queens().count() as i32
 }
 
+/// The model with coefficients `p` (`a(m)`'s, highest power first, then `b(m)`'s): the
+/// chances of a win and of a loss at `score` with `material` on the board. The fitter
+/// (`shears-tune wdl-fit`) evaluates the same function.
+pub fn win_loss(p: &[f64; 8], material: i32, score: f64) -> (f64, f64) {
+    let m = f64::from(material.clamp(17, 78)) / 58.0;
+    let a = ((p[0] * m + p[1]) * m + p[2]) * m + p[3];
+    let b = (((p[4] * m + p[5]) * m + p[6]) * m + p[7]).max(1.0);
+    let w = 1.0 / (1.0 + ((a - score) / b).exp());
+    let l = 1.0 / (1.0 + ((a + score) / b).exp());
+    (w, l)
+}
+
 /// Chances of a win, a draw and a loss for the side the score is for, in per mille (summing
 /// to 1000), with `material` on the board.
 pub fn wdl(score: i32, material: i32) -> [u32; 3] {
@@ -29,13 +41,9 @@ pub fn wdl(score: i32, material: i32) -> [u32; 3] {
         let win = mate_moves(score).map_or(score > 0, |m| m > 0);
         return if win { [1000, 0, 0] } else { [0, 0, 1000] };
     }
-    let p = &model::WDL_PARAMS;
-    let m = f64::from(material.clamp(17, 78)) / 58.0;
-    let a = ((p[0] * m + p[1]) * m + p[2]) * m + p[3];
-    let b = (((p[4] * m + p[5]) * m + p[6]) * m + p[7]).max(1.0);
-    let x = f64::from(score);
-    let w = (1000.0 / (1.0 + ((a - x) / b).exp())).round() as u32;
-    let l = (1000.0 / (1.0 + ((a + x) / b).exp())).round() as u32;
+    let (w, l) = win_loss(&model::WDL_PARAMS, material, f64::from(score));
+    let w = (1000.0 * w).round() as u32;
+    let l = (1000.0 * l).round() as u32;
     let l = l.min(1000 - w);
     [w, 1000 - w - l, l]
 }

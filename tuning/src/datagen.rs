@@ -26,7 +26,6 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Position as _};
 use shears::Engine;
-use shears::position::Position;
 use shears::selfplay::{Adjudication, TimeControl, play_game, read_book};
 use shears::time::Limits;
 
@@ -67,17 +66,8 @@ pub fn adjudication() -> Adjudication {
 /// An opening: `plies` or `plies + 1` random legal moves from `start`; `None` if the game
 /// ends on the way.
 pub fn random_opening(start: &str, plies: u32, rng: &mut StdRng) -> Option<String> {
-    let mut pos = Position::from_fen(start, CastlingMode::Standard).ok()?;
     let n = plies + rng.random_range(0..2u32);
-    for _ in 0..n {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return None;
-        }
-        let m = moves[rng.random_range(0..moves.len())];
-        pos.play_game_move(m);
-    }
-    (!pos.legal_moves().is_empty()).then(|| pos.fen())
+    crate::texel_data::random_walk(start, n, rng)
 }
 
 /// A played game in viriformat: its start, each move with the mover's score turned to

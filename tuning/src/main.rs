@@ -60,6 +60,16 @@ impl Args {
             .map(PathBuf::from)
             .ok_or_else(|| format!("{name} is required"))
     }
+
+    /// A required comma-separated list of paths.
+    fn paths(&self, name: &str) -> Result<Vec<PathBuf>, String> {
+        Ok(self
+            .get(name)
+            .ok_or_else(|| format!("{name} is required"))?
+            .split(',')
+            .map(PathBuf::from)
+            .collect())
+    }
 }
 
 fn main() {
@@ -95,12 +105,7 @@ fn main() {
             })
         })(),
         "nnue" => (|| {
-            let data = args
-                .get("--data")
-                .ok_or("--data is required")?
-                .split(',')
-                .map(PathBuf::from)
-                .collect();
+            let data = args.paths("--data")?;
             nnue_train::run(&nnue_train::Config {
                 data,
                 out: args.path("--out")?,
@@ -121,12 +126,7 @@ fn main() {
             })
         })(),
         "wdl-fit" => (|| {
-            let data = args
-                .get("--data")
-                .ok_or("--data is required")?
-                .split(',')
-                .map(PathBuf::from)
-                .collect();
+            let data = args.paths("--data")?;
             wdl_fit::run(&wdl_fit::Config {
                 data,
                 out: PathBuf::from(args.get("--out").unwrap_or("src/wdl_model.rs")),
@@ -187,12 +187,7 @@ fn main() {
             .map(|_| ())
         })(),
         "texel" => (|| {
-            let data = args
-                .get("--data")
-                .ok_or("--data is required")?
-                .split(',')
-                .map(PathBuf::from)
-                .collect();
+            let data = args.paths("--data")?;
             texel::run(&texel::Config {
                 data,
                 out: args.path("--out")?,

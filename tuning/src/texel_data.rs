@@ -31,9 +31,14 @@ pub struct Config {
     pub seed: u64,
 }
 
-/// A book position followed by `plies` random legal moves (fewer if the game ends).
+/// A book position followed by `plies` random legal moves (`None` if the game ends).
 pub fn random_start(book: &[String], plies: u32, rng: &mut StdRng) -> Option<String> {
     let fen = &book[rng.random_range(0..book.len())];
+    random_walk(fen, plies, rng)
+}
+
+/// `fen` followed by `plies` random legal moves; `None` if the game ends on the way.
+pub fn random_walk(fen: &str, plies: u32, rng: &mut StdRng) -> Option<String> {
     let mut pos = Position::from_fen(fen, CastlingMode::Standard).ok()?;
     for _ in 0..plies {
         let moves = pos.legal_moves();

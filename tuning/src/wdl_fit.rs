@@ -18,6 +18,8 @@ use std::path::PathBuf;
 
 use shakmaty::{Color, Position as _};
 
+use shears::wdl::win_loss;
+
 use crate::viriformat::{self, Game};
 
 /// Score bins of this many centipawns.
@@ -68,20 +70,10 @@ fn collect(dirs: &[PathBuf]) -> Result<Bins, String> {
     Ok(bins)
 }
 
-/// The model's (win, loss) chances.
-pub fn model(p: &[f64; 8], material: i32, score: f64) -> (f64, f64) {
-    let m = f64::from(material.clamp(17, 78)) / 58.0;
-    let a = ((p[0] * m + p[1]) * m + p[2]) * m + p[3];
-    let b = (((p[4] * m + p[5]) * m + p[6]) * m + p[7]).max(1.0);
-    let w = 1.0 / (1.0 + ((a - score) / b).exp());
-    let l = 1.0 / (1.0 + ((a + score) / b).exp());
-    (w, l)
-}
-
 fn neg_log_likelihood(p: &[f64; 8], bins: &Bins) -> f64 {
     let mut nll = 0.0;
     for (&(m, x), c) in bins {
-        let (w, l) = model(p, m, f64::from(x));
+        let (w, l) = win_loss(p, m, f64::from(x));
         let d = (1.0 - w - l).max(1e-9);
         nll -=
             c[0] as f64 * l.max(1e-9).ln() + c[1] as f64 * d.ln() + c[2] as f64 * w.max(1e-9).ln();
@@ -172,7 +164,7 @@ mod tests {
         let mut bins = Bins::new();
         for m in (20..=78).step_by(6) {
             for x in (-600..=600).step_by(SCORE_BIN as usize) {
-                let (w, l) = model(&truth, m, f64::from(x));
+                let (w, l) = win_loss(&truth, m, f64::from(x));
                 let n = 1000.0;
                 bins.insert(
                     (m, x),
@@ -187,8 +179,8 @@ mod tests {
         let p = fit(&bins, 3000);
         for m in [20, 40, 60, 78] {
             for x in [-300.0, -100.0, 0.0, 100.0, 300.0] {
-                let (w0, l0) = model(&truth, m, x);
-                let (w1, l1) = model(&p, m, x);
+                let (w0, l0) = win_loss(&truth, m, x);
+                let (w1, l1) = win_loss(&p, m, x);
                 assert!(
                     (w0 - w1).abs() < 0.03 && (l0 - l1).abs() < 0.03,
                     "m {m} x {x}"
