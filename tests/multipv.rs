@@ -1,22 +1,15 @@
 //! MultiPV through the engine API: distinct, ordered, legal lines; the first agrees with a
 //! single-line search; `searchmoves` restricts them; several threads stay legal.
 
-use std::sync::{Arc, Mutex};
+mod common;
 
+use std::sync::Arc;
+
+use common::Collect;
 use shakmaty::CastlingMode;
 use shears::position::Position;
-use shears::search::{Reporter, SearchInfo, SearchResult};
+use shears::search::{SearchInfo, SearchResult};
 use shears::{Engine, Limits};
-
-#[derive(Default)]
-struct Collect(Mutex<Vec<SearchInfo>>);
-
-impl Reporter for Collect {
-    fn info(&self, info: &SearchInfo) {
-        self.0.lock().unwrap().push(info.clone());
-    }
-    fn bestmove(&self, _: &SearchResult) {}
-}
 
 /// The result and the lines of the last depth that printed all of them.
 fn multipv(
@@ -31,7 +24,7 @@ fn multipv(
     e.set_position(Some(fen), &[]).unwrap();
     let c = Arc::new(Collect::default());
     let r = e.search_with(limits, c.clone());
-    let infos = c.0.lock().unwrap().clone();
+    let infos = c.infos();
     // The deepest iteration that printed as many lines as any did.
     let most = infos.iter().map(|i| i.multipv).max().unwrap();
     assert!(most <= lines);

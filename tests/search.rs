@@ -1,28 +1,20 @@
 //! Search results through the engine API: mate scores, draws, determinism, limits.
 
-use std::sync::{Arc, Mutex};
+mod common;
 
+use std::sync::Arc;
+
+use common::Collect;
 use shears::score::mate_moves;
-use shears::search::{Reporter, SearchInfo, SearchResult};
+use shears::search::{SearchInfo, SearchResult};
 use shears::{Engine, Limits};
-
-/// Collects the info lines of a search.
-#[derive(Default)]
-struct Collect(Mutex<Vec<SearchInfo>>);
-
-impl Reporter for Collect {
-    fn info(&self, info: &SearchInfo) {
-        self.0.lock().unwrap().push(info.clone());
-    }
-    fn bestmove(&self, _: &SearchResult) {}
-}
 
 fn search(fen: &str, moves: &[&str], limits: Limits) -> (SearchResult, Vec<SearchInfo>) {
     let mut e = Engine::new();
     e.set_position(Some(fen), moves).unwrap();
     let c = Arc::new(Collect::default());
     let r = e.search_with(limits, c.clone());
-    let infos = c.0.lock().unwrap().clone();
+    let infos = c.infos();
     (r, infos)
 }
 

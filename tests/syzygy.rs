@@ -2,8 +2,11 @@
 //! drawn ones held, bad paths reported. The 3-piece tables are in `tests/data/syzygy`; the
 //! 4-piece tests use `../shared/syzygy` and are skipped, with a message, without it.
 
+mod common;
+
 use std::path::PathBuf;
 
+use common::Collect;
 use shears::Engine;
 use shears::selfplay::{Adjudication, Outcome, Termination, TimeControl, play_game};
 
@@ -99,7 +102,7 @@ fn tbhits_are_counted_and_bad_paths_reported() {
         .unwrap();
     let c = std::sync::Arc::new(Collect::default());
     e.search_with(shears::Limits::depth(6), c.clone());
-    let hits = c.0.lock().unwrap().iter().map(|i| i.tbhits).max().unwrap();
+    let hits = c.infos().iter().map(|i| i.tbhits).max().unwrap();
     assert!(hits > 0);
     // Options at their bounds.
     for (name, v) in [
@@ -134,14 +137,4 @@ fn four_piece_endings_with_the_shared_tables() {
         (Outcome::WhiteWins, Termination::Checkmate),
         "KBNvK after {plies} plies"
     );
-}
-
-#[derive(Default)]
-struct Collect(std::sync::Mutex<Vec<shears::search::SearchInfo>>);
-
-impl shears::search::Reporter for Collect {
-    fn info(&self, info: &shears::search::SearchInfo) {
-        self.0.lock().unwrap().push(info.clone());
-    }
-    fn bestmove(&self, _: &shears::search::SearchResult) {}
 }

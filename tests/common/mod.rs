@@ -159,3 +159,20 @@ pub fn is_legal(fen: Option<&str>, moves: &[&str], mv: &str) -> bool {
     }
     pos.parse_uci_move(mv).is_ok()
 }
+
+/// Collects the `info` lines of a search run through the engine API.
+#[derive(Default)]
+pub struct Collect(std::sync::Mutex<Vec<shears::search::SearchInfo>>);
+
+impl Collect {
+    pub fn infos(&self) -> Vec<shears::search::SearchInfo> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+impl shears::search::Reporter for Collect {
+    fn info(&self, info: &shears::search::SearchInfo) {
+        self.0.lock().unwrap().push(info.clone());
+    }
+    fn bestmove(&self, _: &shears::search::SearchResult) {}
+}
