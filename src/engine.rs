@@ -30,8 +30,8 @@ pub(crate) const MIN_ELO: u32 = 1320;
 pub(crate) const MAX_ELO: u32 = 3000;
 
 /// Nodes a move may search at a `UCI_Elo` setting: doubling every 150 Elo, from 40 nodes at
-/// the bottom of the range (about 1.5 M at the top, above what a full-strength search at
-/// blitz uses on this machine). Calibration: docs/analysis.md.
+/// the bottom of the range to about 94,000 at the top (less than a full-strength move at
+/// 10+0.1 on this machine, 0.2 s at 1.5 M nodes/s). Calibration: docs/analysis.md.
 pub fn elo_nodes(elo: u32) -> u64 {
     let steps = f64::from(elo.clamp(MIN_ELO, MAX_ELO) - MIN_ELO) / 150.0;
     (40.0 * steps.exp2()).round() as u64
@@ -129,6 +129,13 @@ fn parse_spin(name: &str, value: Option<&str>, min: i64, max: i64) -> Result<i64
         return Err(format!("value {v} for {name} is outside [{min}, {max}]"));
     }
     Ok(v)
+}
+
+/// The path of a string option; `None` for an empty value or `<empty>` (unset).
+fn path_value(value: Option<&str>) -> Option<&str> {
+    value
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && *p != "<empty>")
 }
 
 fn parse_check(name: &str, value: Option<&str>) -> Result<bool, String> {
@@ -297,32 +304,30 @@ impl Engine {
                 self.options.use_nnue = on;
             }
             "evalfile" => {
-                let path = value.map(str::trim).unwrap_or("");
-                if path.is_empty() || path == "<empty>" {
-                    // No net: back to the hand-written evaluation.
-                    self.net = None;
-                    self.options.use_nnue = false;
-                    self.options.eval_file.clear();
-                } else {
+                if let Some(path) = path_value(value) {
                     // Refused files leave the current net in place.
                     let net = nnue::load_file(std::path::Path::new(path))?;
                     self.notes.push(format!("loaded net {path} ({net:?})"));
                     self.net = Some(Arc::new(net));
                     self.options.eval_file = path.to_string();
+                } else {
+                    // No net: back to the hand-written evaluation.
+                    self.net = None;
+                    self.options.use_nnue = false;
+                    self.options.eval_file.clear();
                 }
             }
             "syzygypath" => {
-                let path = value.map(str::trim).unwrap_or("");
-                if path.is_empty() || path == "<empty>" {
+                let Some(path) = path_value(value) else {
                     self.tb = None;
-                } else {
-                    // Directories that cannot be read are reported; the others are used.
-                    let (tb, errors) = Tablebases::load(path)?;
-                    self.notes.push(format!("loaded {}", tb.describe()));
-                    self.tb = Some(Arc::new(tb));
-                    if !errors.is_empty() {
-                        return Err(errors.join("; "));
-                    }
+                    return Ok(());
+                };
+                // Directories that cannot be read are reported; the others are used.
+                let (tb, errors) = Tablebases::load(path)?;
+                self.notes.push(format!("loaded {}", tb.describe()));
+                self.tb = Some(Arc::new(tb));
+                if !errors.is_empty() {
+                    return Err(errors.join("; "));
                 }
             }
             "syzygyprobedepth" => {

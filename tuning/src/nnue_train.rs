@@ -645,18 +645,23 @@ mod tests {
         out
     }
 
+    /// `epochs` passes over `data` in batches of 256 (wdl 0.3, learning rate 0.01, 2 threads).
+    fn train_for(model: &mut Model, data: &[Sample], epochs: usize) {
+        let mut adam = Adam::new(model.w.len());
+        let mut grads = vec![vec![0.0; model.w.len()]; 2];
+        for _ in 0..epochs {
+            for batch in data.chunks(256) {
+                train_batch(model, &mut adam, batch, 0.3, 0.01, 0.0, &mut grads);
+            }
+        }
+    }
+
     #[test]
     fn training_lowers_the_loss_on_synthetic_data() {
         let data = synthetic(3000, 1);
         let mut model = Model::new(16, 2);
-        let mut adam = Adam::new(model.w.len());
-        let mut grads = vec![vec![0.0; model.w.len()]; 2];
         let before = loss(&model, &data, 0.3, 2);
-        for _ in 0..30 {
-            for batch in data.chunks(256) {
-                train_batch(&mut model, &mut adam, batch, 0.3, 0.01, 0.0, &mut grads);
-            }
-        }
+        train_for(&mut model, &data, 30);
         let after = loss(&model, &data, 0.3, 2);
         assert!(after < before * 0.5, "loss {before} -> {after}");
     }
@@ -707,13 +712,7 @@ mod tests {
     fn the_quantised_net_matches_the_float_net() {
         let data = synthetic(2000, 5);
         let mut model = Model::new(32, 6);
-        let mut adam = Adam::new(model.w.len());
-        let mut grads = vec![vec![0.0; model.w.len()]; 2];
-        for _ in 0..5 {
-            for batch in data.chunks(256) {
-                train_batch(&mut model, &mut adam, batch, 0.3, 0.01, 0.0, &mut grads);
-            }
-        }
+        train_for(&mut model, &data, 5);
         let net = Network::from_bytes(&model.quantise().unwrap().to_bytes()).unwrap();
         let fens = [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
