@@ -12,7 +12,7 @@ use crate::tt::Bound;
 pub(crate) const TB_WIN: i32 = 20_000;
 
 /// The loaded tables and how the search uses them.
-pub struct Tablebases {
+pub(crate) struct Tablebases {
     tables: Tablebase<Chess>,
     /// Tables loaded, and the directories they came from.
     files: usize,
@@ -21,14 +21,14 @@ pub struct Tablebases {
 
 /// Probing settings (UCI options).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TbConfig {
+pub(crate) struct TbConfig {
     /// Probe in the tree only at this depth or deeper (positions with fewer pieces than the
     /// limit are probed at any depth).
-    pub probe_depth: i32,
+    pub(crate) probe_depth: i32,
     /// Most pieces of a position probed (also capped by the largest table loaded).
-    pub probe_limit: usize,
+    pub(crate) probe_limit: usize,
     /// Wins and losses that the 50-move rule turns into draws count as draws.
-    pub rule50: bool,
+    pub(crate) rule50: bool,
 }
 
 impl Default for TbConfig {
@@ -48,7 +48,7 @@ impl Tablebases {
     /// Loads every table of the directories in `path` (separated by [`PATH_SEPARATOR`]).
     /// Returns the tables of the directories that could be read, and one message for each
     /// that could not; `Err` when nothing could be loaded.
-    pub fn load(path: &str) -> Result<(Tablebases, Vec<String>), String> {
+    pub(crate) fn load(path: &str) -> Result<(Tablebases, Vec<String>), String> {
         let mut tables = Tablebase::new();
         let mut files = 0;
         let mut paths = Vec::new();
@@ -88,17 +88,12 @@ impl Tablebases {
         ))
     }
 
-    /// Table files loaded.
-    pub fn files(&self) -> usize {
-        self.files
-    }
-
     /// Pieces of the largest table loaded.
-    pub fn max_pieces(&self) -> usize {
+    pub(crate) fn max_pieces(&self) -> usize {
         self.tables.max_pieces()
     }
 
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "{} Syzygy files up to {} pieces from {}",
             self.files,
@@ -140,14 +135,15 @@ impl Tablebases {
         })
     }
 
-    /// The WDL value of `pos` (side to move's view) with its 50-move counter, for reports
-    /// and tests.
-    pub fn wdl(&self, pos: &Chess) -> Option<AmbiguousWdl> {
+    /// The WDL value of `pos` (side to move's view) with its 50-move counter.
+    #[cfg(test)]
+    fn wdl(&self, pos: &Chess) -> Option<AmbiguousWdl> {
         self.tables.probe_wdl(pos).ok()
     }
 
     /// The DTZ value of `pos` (side to move's view; rounded tables may be one off).
-    pub fn dtz(&self, pos: &Chess) -> Option<i32> {
+    #[cfg(test)]
+    fn dtz(&self, pos: &Chess) -> Option<i32> {
         self.tables
             .probe_dtz(pos)
             .ok()

@@ -18,7 +18,7 @@
 
 use super::{INPUTS, MAX_HIDDEN, Network, QA, QB, SCALE};
 
-pub const MAGIC: &[u8; 4] = b"SHNN";
+const MAGIC: &[u8; 4] = b"SHNN";
 const FORMAT_VERSION: u32 = 1;
 const HEADER_BYTES: usize = 32;
 
@@ -145,7 +145,7 @@ impl Network {
 }
 
 /// Reads and checks a net file.
-pub fn load_file(path: &std::path::Path) -> Result<Network, String> {
+pub(crate) fn load_file(path: &std::path::Path) -> Result<Network, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }

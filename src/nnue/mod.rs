@@ -16,7 +16,7 @@
 
 mod file;
 
-pub use file::{MAGIC, load_file};
+pub(crate) use file::load_file;
 
 use shakmaty::{Chess, Color, Piece, Position as _, Role, Square};
 

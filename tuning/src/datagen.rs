@@ -132,7 +132,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         None => vec![shears::position::START_FEN.to_string()],
     };
     let seed = cfg.seed.unwrap_or_else(new_seed);
-    let before = stats(&cfg.out)?;
+    let before = stats_with(&cfg.out, false)?;
     eprintln!(
         "datagen: seed {seed}, {} threads, soft {} / hard {} nodes per move; {} already holds {} games, {} positions",
         cfg.threads,
@@ -334,10 +334,6 @@ pub fn stats_with(dir: &Path, filter: bool) -> Result<Stats, String> {
         }
     }
     Ok(s)
-}
-
-fn stats(dir: &Path) -> Result<Stats, String> {
-    stats_with(dir, false)
 }
 
 /// `--stats DIR`: prints what a directory holds.
