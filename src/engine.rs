@@ -29,12 +29,16 @@ pub(crate) const MAX_MULTIPV: usize = 256;
 pub(crate) const MIN_ELO: u32 = 1320;
 pub(crate) const MAX_ELO: u32 = 3000;
 
-/// Nodes a move may search at a `UCI_Elo` setting: doubling every 150 Elo, from 40 nodes at
-/// the bottom of the range to about 94,000 at the top (less than a full-strength move at
-/// 10+0.1 on this machine, 0.2 s at 1.5 M nodes/s). Calibration: docs/analysis.md.
+/// Nodes a move may search at a `UCI_Elo` setting: 1,500 at 1600, doubling every 87 Elo
+/// (about 160 at the bottom of the range, 36,000 at 2000, 860,000 at 2400; above about 2400 a
+/// blitz search stops on time before the cap). Fitted to games against Debian's Stockfish 15.1
+/// at its own `UCI_Elo`: docs/analysis.md has the games and the check at three settings.
 pub fn elo_nodes(elo: u32) -> u64 {
-    let steps = f64::from(elo.clamp(MIN_ELO, MAX_ELO) - MIN_ELO) / 150.0;
-    (40.0 * steps.exp2()).round() as u64
+    const ANCHOR_ELO: f64 = 1600.0;
+    const ANCHOR_NODES: f64 = 1500.0;
+    const ELO_PER_DOUBLING: f64 = 87.0;
+    let steps = (f64::from(elo.clamp(MIN_ELO, MAX_ELO)) - ANCHOR_ELO) / ELO_PER_DOUBLING;
+    (ANCHOR_NODES * steps.exp2()).round() as u64
 }
 
 /// Engine options that are not search parameters.
