@@ -30,7 +30,7 @@ pub(crate) const MIN_ELO: u32 = 1320;
 pub(crate) const MAX_ELO: u32 = 3000;
 
 /// Nodes a move may search at a `UCI_Elo` setting: 1,500 at 1600, doubling every 87 Elo
-/// (about 160 at the bottom of the range, 36,000 at 2000, 860,000 at 2400; above about 2400 a
+/// (about 160 at the bottom of the range, 36,000 at 2000, 880,000 at 2400; above about 2300 a
 /// blitz search stops on time before the cap). Fitted to games against Debian's Stockfish 15.1
 /// at its own `UCI_Elo`: docs/analysis.md has the games and the check at three settings.
 pub fn elo_nodes(elo: u32) -> u64 {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Calibrates UCI_Elo: at each setting, Shears with UCI_LimitStrength plays Stockfish with
-# UCI_LimitStrength at the same UCI_Elo (Debian's `stockfish`, 15.1 there: its own scale,
-# anchored to CCRL 40/4). A setting is calibrated when Shears scores about 50% there.
+# UCI_LimitStrength at the same UCI_Elo (Debian's `stockfish`, 15.1 there). A setting is
+# calibrated when Shears scores about 50% there.
 #
 # usage: tools/uci-elo-calibrate.sh ENGINE BOOK OUTDIR [TC] [GAMES] [CONCURRENCY] ELO...
 # e.g.   tools/uci-elo-calibrate.sh target/release/shears ../shared/books/8moves_v3.pgn \

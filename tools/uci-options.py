@@ -59,7 +59,7 @@ def main():
                 else:
                     engine.configure({name: value})
                 engine.ping()
-                result = engine.play(board, chess.engine.Limit(nodes=nodes), info=chess.engine.INFO_ALL)
+                result = engine.play(board, chess.engine.Limit(nodes=nodes))
                 if result.move is None or result.move not in board.legal_moves:
                     failures.append(f"{name}={value!r}: bestmove {result.move}")
             except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as e:

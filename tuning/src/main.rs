@@ -46,6 +46,11 @@ impl Args {
             .map(String::as_str)
     }
 
+    /// Whether a flag without a value (e.g. `--quiet`) was given.
+    fn has(&self, flag: &str) -> bool {
+        self.0.iter().any(|a| a == flag)
+    }
+
     fn num<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, String> {
         match self.get(name) {
             None => Ok(default),
@@ -101,7 +106,7 @@ fn main() {
                     .transpose()
                     .map_err(|_| "--seed: not a number")?,
                 hash_mb: args.num("--hash", 16)?,
-                progress: !args.0.iter().any(|a| a == "--quiet"),
+                progress: !args.has("--quiet"),
             })
         })(),
         "nnue" => (|| {
@@ -122,7 +127,7 @@ fn main() {
                 )?,
                 seed: args.num("--seed", 1)?,
                 limit: args.num("--limit", usize::MAX)?,
-                progress: !args.0.iter().any(|a| a == "--quiet"),
+                progress: !args.has("--quiet"),
             })
         })(),
         "wdl-fit" => (|| {
@@ -182,7 +187,7 @@ fn main() {
                 seed: args.num("--seed", 1)?,
                 hash_mb: args.num("--hash", 16)?,
                 adjudication,
-                progress: !args.0.iter().any(|a| a == "--quiet"),
+                progress: !args.has("--quiet"),
             })
             .map(|_| ())
         })(),
