@@ -28,7 +28,7 @@ const USAGE: &str = "usage:
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB] [--quiet]
   shears-tune datagen --stats DIR
   shears-tune nnue --data DIR[,DIR...] --out DIR [--hidden 128] [--epochs 10] [--batch 16384]
-                   [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--threads N]
+                   [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--quiet]
   shears-tune wdl-fit --data DIR[,DIR...] [--out src/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]
   shears-tune texel-data --book FILE --out FILE [--games N] [--nodes N] [--threads N] [--random-plies N] [--seed N]
@@ -121,6 +121,7 @@ fn main() {
                 lr_end: args.num("--lr-end", 0.05)?,
                 wdl: args.num("--wdl", 0.3)?,
                 decay: args.num("--decay", 0.01)?,
+                mirror: args.get("--mirror").unwrap_or("all").parse()?,
                 threads: args.num(
                     "--threads",
                     std::thread::available_parallelism().map_or(1, |n| n.get()),

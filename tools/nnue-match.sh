@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# A net against the hand-written evaluation (or against another net): fastchess games of the
+# same binary, one side with `EvalFile=NET` and `Use NNUE=true`, the other with BASE (a net
+# file, or `hce`). Colours reversed on every opening; Hash 16, 1 thread.
+#
+# usage: tools/nnue-match.sh ENGINE NET BOOK OUTDIR [TC] [GAMES] [BASE] [CONCURRENCY]
+# Needs fastchess on the PATH. Writes OUTDIR/match.log, .pgn and .fclog.
+set -euo pipefail
+engine=${1:?engine binary}
+net=${2:?net file}
+book=${3:?book (EPD)}
+out=${4:?output folder}
+tc=${5:-10+0.1}
+games=${6:-300}
+base=${7:-hce}
+conc=${8:-2}
+mkdir -p "$out"
+base_opts=(name=hce)
+if [ "$base" != hce ]; then
+    base_opts=(name=base "option.EvalFile=$base" "option.Use NNUE=true")
+fi
+fastchess \
+    -engine cmd="$engine" name=net "option.EvalFile=$net" "option.Use NNUE=true" \
+    -engine cmd="$engine" "${base_opts[@]}" \
+    -each tc="$tc" option.Hash=16 option.Threads=1 \
+    -openings file="$book" format=epd order=random \
+    -games 2 -rounds $((games / 2)) -repeat -concurrency "$conc" \
+    -recover -pgnout file="$out/match.pgn" \
+    -log file="$out/match.fclog" level=warn \
+    > "$out/match.log" 2>&1 || true
+grep -E "Elo:|Games:|Ptnml" "$out/match.log" | tail -3
