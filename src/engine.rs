@@ -113,7 +113,7 @@ pub(crate) fn uci_options() -> Vec<String> {
         "option name UCI_LimitStrength type check default false".to_string(),
         format!("option name UCI_Elo type spin default {MAX_ELO} min {MIN_ELO} max {MAX_ELO}"),
         "option name Use NNUE type check default false".to_string(),
-        "option name EvalFile type string default <empty>".to_string(),
+        format!("option name EvalFile type string default {DEFAULT_NET}"),
         "option name SyzygyPath type string default <empty>".to_string(),
         "option name SyzygyProbeDepth type spin default 1 min 1 max 100".to_string(),
         "option name SyzygyProbeLimit type spin default 7 min 0 max 7".to_string(),
@@ -136,6 +136,9 @@ fn parse_spin(name: &str, value: Option<&str>, min: i64, max: i64) -> Result<i64
 }
 
 /// The path of a string option; `None` for an empty value or `<empty>` (unset).
+/// The `EvalFile` value that names the net built into the binary.
+pub(crate) const DEFAULT_NET: &str = "<default>";
+
 fn path_value(value: Option<&str>) -> Option<&str> {
     value
         .map(str::trim)
@@ -163,16 +166,22 @@ impl Engine {
     /// Panics only if the machine cannot give 16 MB and one thread, when nothing could run.
     #[allow(clippy::expect_used)]
     pub fn new() -> Engine {
-        let options = Options::default();
+        let mut options = Options::default();
         // The defaults are small: failing here means the machine cannot run anything.
         let tt = TranspositionTable::new(options.hash_mb, 1).expect("16 MB hash table");
         let pool = ThreadPool::new(1).expect("one search thread");
+        // The built-in net is checked by a test; were it ever unreadable, the engine would
+        // start without one (hand-written evaluation) rather than not at all.
+        let net = nnue::embedded().ok().map(Arc::new);
+        if net.is_some() {
+            options.eval_file = DEFAULT_NET.to_string();
+        }
         Engine {
             position: Position::default(),
             tb: None,
             tb_config: TbConfig::default(),
             notes: Vec::new(),
-            net: None,
+            net,
             tt: Arc::new(tt),
             pool,
             params: Params::default(),
@@ -310,7 +319,11 @@ impl Engine {
             "evalfile" => {
                 if let Some(path) = path_value(value) {
                     // Refused files leave the current net in place.
-                    let net = nnue::load_file(std::path::Path::new(path))?;
+                    let net = if path == DEFAULT_NET {
+                        nnue::embedded()?
+                    } else {
+                        nnue::load_file(std::path::Path::new(path))?
+                    };
                     self.notes.push(format!("loaded net {path} ({net:?})"));
                     self.net = Some(Arc::new(net));
                     self.options.eval_file = path.to_string();
@@ -520,7 +533,10 @@ mod tests {
     #[test]
     fn eval_file_and_use_nnue_refuse_bad_input_and_keep_their_state() {
         let mut e = Engine::new();
-        // No net yet: Use NNUE is refused.
+        // The built-in net is loaded at start, not in use; unloaded, Use NNUE is refused.
+        assert_eq!(e.options().eval_file, DEFAULT_NET);
+        assert!(e.active_net().is_none());
+        e.set_option("EvalFile", Some("<empty>")).unwrap();
         assert!(e.set_option("Use NNUE", Some("true")).is_err());
         assert!(e.active_net().is_none());
         // A file that is not a net, and one that does not exist: errors, nothing loaded.
@@ -554,6 +570,12 @@ mod tests {
         // An empty EvalFile unloads the net.
         e.set_option("EvalFile", Some("<empty>")).unwrap();
         assert!(e.set_option("Use NNUE", Some("true")).is_err());
+        // <default> brings back the built-in net, which evaluates with Use NNUE.
+        e.set_option("EvalFile", Some(DEFAULT_NET)).unwrap();
+        e.set_option("Use NNUE", Some("true")).unwrap();
+        let (built_in, by) = e.static_eval();
+        assert!(by.contains(DEFAULT_NET), "{by}");
+        assert_ne!(built_in, hce);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

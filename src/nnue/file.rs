@@ -144,6 +144,14 @@ impl Network {
     }
 }
 
+/// The net built into the binary (`nets/default.nnue`; its recipe is in docs/nnue.md).
+const EMBEDDED: &[u8] = include_bytes!("../../nets/default.nnue");
+
+/// The built-in net: what `EvalFile <default>` loads.
+pub(crate) fn embedded() -> Result<Network, String> {
+    Network::from_bytes(EMBEDDED).map_err(|e| format!("the built-in net: {e}"))
+}
+
 /// Reads and checks a net file.
 pub(crate) fn load_file(path: &std::path::Path) -> Result<Network, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -154,6 +162,13 @@ pub(crate) fn load_file(path: &std::path::Path) -> Result<Network, String> {
 mod tests {
     use super::super::random_network;
     use super::*;
+
+    #[test]
+    fn the_built_in_net_loads_and_writes_back_the_same_bytes() {
+        let net = embedded().unwrap();
+        assert_eq!(net.to_bytes(), EMBEDDED);
+        assert!(net.hidden() > 0);
+    }
 
     #[test]
     fn a_net_round_trips_and_damage_is_refused() {

@@ -15,6 +15,7 @@
 //! en passant or a null move all come out of the same comparison).
 
 mod file;
+pub(crate) use file::embedded;
 
 pub(crate) use file::load_file;
 

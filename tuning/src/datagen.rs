@@ -31,6 +31,7 @@ use shears::time::Limits;
 
 use crate::viriformat::{self, Game};
 
+#[derive(Clone)]
 pub struct Config {
     pub out: PathBuf,
     /// Games to play in this run (`u64::MAX`: until killed).
@@ -46,7 +47,21 @@ pub struct Config {
     pub opening_limit: i32,
     pub seed: Option<u64>,
     pub hash_mb: usize,
+    /// Both sides evaluate with this net (`EvalFile`: a path or `<default>`, the built-in
+    /// one); `None`: the hand-written evaluation.
+    pub net: Option<String>,
     pub progress: bool,
+}
+
+/// A search engine as data generation configures it.
+fn new_engine(cfg: &Config) -> Result<Engine, String> {
+    let mut e = Engine::new();
+    e.set_option("Hash", Some(&cfg.hash_mb.to_string()))?;
+    if let Some(net) = &cfg.net {
+        e.set_option("EvalFile", Some(net))?;
+        e.set_option("Use NNUE", Some("true"))?;
+    }
+    Ok(e)
 }
 
 /// The adjudication of data generation: a win when both sides' scores agree beyond 15 pawns
@@ -133,9 +148,12 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     };
     let seed = cfg.seed.unwrap_or_else(new_seed);
     let before = stats_with(&cfg.out, false)?;
+    // A net that does not load stops the run here, before any thread starts.
+    new_engine(cfg)?;
     eprintln!(
-        "datagen: seed {seed}, {} threads, soft {} / hard {} nodes per move; {} already holds {} games, {} positions",
+        "datagen: seed {seed}, {} threads, evaluation {}, soft {} / hard {} nodes per move; {} already holds {} games, {} positions",
         cfg.threads,
+        cfg.net.as_deref().map_or("hand-written", |n| n),
         cfg.soft_nodes,
         cfg.hard_nodes,
         cfg.out.display(),
@@ -181,10 +199,8 @@ pub fn run(cfg: &Config) -> Result<(), String> {
                     let mut rng = StdRng::seed_from_u64(shears::position::mix(
                         seed ^ (t as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                     ));
-                    let mut engine = Engine::new();
-                    engine.set_option("Hash", Some(&cfg.hash_mb.to_string()))?;
-                    let mut other = Engine::new();
-                    other.set_option("Hash", Some(&cfg.hash_mb.to_string()))?;
+                    let mut engine = new_engine(cfg)?;
+                    let mut other = new_engine(cfg)?;
                     while claimed.fetch_add(1, Relaxed) < cfg.games {
                         let game = play_one(cfg, starts, &mut rng, &mut engine, &mut other);
                         match game {
@@ -392,16 +408,27 @@ mod tests {
             opening_limit: 1000,
             seed: Some(7),
             hash_mb: 1,
+            net: None,
             progress: false,
         };
         run(&cfg).unwrap();
-        // A second run appends: data accumulates.
+        // A second run appends: data accumulates (this one with the built-in net).
         run(&Config {
             seed: Some(8),
             games: 1,
-            ..cfg
+            net: Some("<default>".to_string()),
+            ..cfg.clone()
         })
         .unwrap();
+        // A net that does not load stops a run before it writes anything.
+        assert!(
+            run(&Config {
+                seed: Some(9),
+                net: Some("/no/such/net.nnue".to_string()),
+                ..cfg
+            })
+            .is_err()
+        );
         let s = stats_with(&dir, true).unwrap();
         assert_eq!(s.games, 4);
         assert_eq!(s.files, 2);
