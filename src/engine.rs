@@ -135,10 +135,10 @@ fn parse_spin(name: &str, value: Option<&str>, min: i64, max: i64) -> Result<i64
     Ok(v)
 }
 
-/// The path of a string option; `None` for an empty value or `<empty>` (unset).
 /// The `EvalFile` value that names the net built into the binary.
 pub(crate) const DEFAULT_NET: &str = "<default>";
 
+/// The path of a string option; `None` for an empty value or `<empty>` (unset).
 fn path_value(value: Option<&str>) -> Option<&str> {
     value
         .map(str::trim)

@@ -73,7 +73,7 @@ impl Sample {
             } else {
                 2 - white_result
             },
-            no_castling: pos.castles().castling_rights().is_empty(),
+            no_castling: !pos.castles().any(),
         };
         for (i, (a, b)) in nnue::features(pos, stm)
             .zip(nnue::features(pos, !stm))
