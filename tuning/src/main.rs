@@ -3,10 +3,12 @@
 //! - `shears-tune spsa ...`: SPSA over the search parameters (see tuning/README.md).
 //! - `shears-tune datagen ...`: self-play games in viriformat for training networks.
 //! - `shears-tune nnue ...`: trains the evaluation network on such games.
+//! - `shears-tune eval-scale ...`: compares the scale of a net's evaluation with the hand-written one.
 //! - `shears-tune texel-data ...`: self-play positions labelled with results (text, for `texel`).
 //! - `shears-tune texel ...`: fits the evaluation weights to such positions.
 
 mod datagen;
+mod eval_scale;
 mod nnue_data;
 mod nnue_train;
 mod plot;
@@ -31,6 +33,7 @@ const USAGE: &str = "usage:
   shears-tune nnue --data DIR[,DIR...] --out DIR [--hidden 128] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--quiet]
+  shears-tune eval-scale --data DIR[,DIR...] [--net nets/default.nnue] [--limit N]
   shears-tune wdl-fit --data DIR[,DIR...] [--out src/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]
   shears-tune texel-data --book FILE --out FILE [--games N] [--nodes N] [--threads N] [--random-plies N] [--seed N]
   shears-tune texel --data FILE[,FILE...] --out src/eval_weights.rs [--epochs N] [--lr X] [--lambda X] [--threads N] [--limit N] [--reg X]";
@@ -131,6 +134,13 @@ fn main() {
                 seed: args.num("--seed", 1)?,
                 limit: args.num("--limit", usize::MAX)?,
                 progress: !args.has("--quiet"),
+            })
+        })(),
+        "eval-scale" => (|| {
+            eval_scale::run(&eval_scale::Config {
+                data: args.paths("--data")?,
+                net: PathBuf::from(args.get("--net").unwrap_or("nets/default.nnue")),
+                limit: args.num("--limit", 200_000)?,
             })
         })(),
         "wdl-fit" => (|| {
