@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A net against the hand-written evaluation (or against another net): fastchess games of the
 # same binary, one side with `EvalFile=NET` and `Use NNUE=true`, the other with BASE (a net
-# file, or `hce`). Colours reversed on every opening; Hash 16, 1 thread.
+# file, or `hce`). Colours reversed on every opening; Hash 16, 1 thread. Games are adjudicated
+# as OpenBench does: a win when both engines score beyond 600 cp for 3 moves each, a draw after
+# move 34 when both stay within 20 cp for 8 moves each (ADJUDICATE=0 plays every game out).
 #
 # usage: tools/nnue-match.sh ENGINE NET BOOK OUTDIR [TC] [GAMES] [BASE] [CONCURRENCY]
 # Needs fastchess on the PATH. Writes OUTDIR/match.log, .pgn and .fclog.
@@ -15,6 +17,10 @@ games=${6:-300}
 base=${7:-hce}
 conc=${8:-2}
 mkdir -p "$out"
+adjudicate=()
+if [ "${ADJUDICATE:-1}" != 0 ]; then
+    adjudicate=(-resign movecount=3 score=600 twosided=true -draw movenumber=34 movecount=8 score=20)
+fi
 base_opts=(name=hce)
 if [ "$base" != hce ]; then
     base_opts=(name=base "option.EvalFile=$base" "option.Use NNUE=true")
@@ -24,7 +30,7 @@ fastchess \
     -engine cmd="$engine" "${base_opts[@]}" \
     -each tc="$tc" option.Hash=16 option.Threads=1 \
     -openings file="$book" format=epd order=random \
-    -games 2 -rounds $((games / 2)) -repeat -concurrency "$conc" \
+    -games 2 -rounds $((games / 2)) -repeat -concurrency "$conc" "${adjudicate[@]}" \
     -recover -pgnout file="$out/match.pgn" \
     -log file="$out/match.fclog" level=warn \
     > "$out/match.log" 2>&1 || true

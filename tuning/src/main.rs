@@ -26,6 +26,7 @@ const USAGE: &str = "usage:
                    [--tc 8+0.08|nodes=N|depth=N] [--concurrency N] [--hash MB] [--seed N]
                    [--runner inprocess|fastchess] [--fastchess CMD] [--engine PATH]
                    [--resign CP] [--draw CP] [--quiet]
+  shears-tune spsa-plot --csv RUN/values.csv [--out RUN/plot.png]
   shears-tune datagen --out DIR [--games N] [--soft-nodes N] [--hard-nodes N] [--threads N]
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB]
                       [--net FILE|<default>] [--quiet]
@@ -203,6 +204,14 @@ fn main() {
                 progress: !args.has("--quiet"),
             })
             .map(|_| ())
+        })(),
+        "spsa-plot" => (|| {
+            let csv = args.path("--csv")?;
+            let out = match args.get("--out") {
+                Some(o) => PathBuf::from(o),
+                None => csv.with_file_name("plot.png"),
+            };
+            tune::replot(&csv, &out)
         })(),
         "texel" => (|| {
             let data = args.paths("--data")?;

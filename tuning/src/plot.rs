@@ -1,96 +1,57 @@
-//! PNG plot of each parameter's path during a tuning run: one panel per parameter, its value
-//! over the iterations scaled to its [min, max] range, the start value dashed, name and final
-//! value written with an embedded 8x8 font (no system fonts needed).
+//! PNG plots of the tuning tools, drawn with `plotters` on an RGB buffer and written with `png`:
+//!
+//! - [`write_png`]: each SPSA parameter's path against the iterations, one panel per
+//!   parameter, the y axis scaled to where the value went, with the start value and the band
+//!   of ± `c_end` around the final value (moves smaller than the last perturbation are noise).
+//! - [`write_loss_png`]: a network's training and validation loss per epoch.
+//!
+//! Text uses DejaVu Sans from the `dejavu` crate, registered with plotters' `ab_glyph` font
+//! backend: no system fonts are needed.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
-use font8x8::UnicodeFonts;
+use plotters::prelude::*;
+use plotters::style::FontStyle;
 
-const PANEL_W: usize = 320;
-const PANEL_H: usize = 140;
-const COLUMNS: usize = 3;
-const MARGIN: usize = 12;
+/// The family name the embedded font is registered under.
+const FONT: &str = "dejavu-sans";
 
-struct Canvas {
-    w: usize,
-    h: usize,
-    rgb: Vec<u8>,
+const PANEL_W: u32 = 420;
+const PANEL_H: u32 = 240;
+const COLUMNS: u32 = 3;
+
+const PATH: RGBColor = RGBColor(30, 70, 200);
+const START: RGBColor = RGBColor(200, 60, 50);
+const BAND: RGBColor = RGBColor(120, 170, 230);
+const VALIDATION: RGBColor = RGBColor(200, 50, 40);
+
+/// Registers the embedded font once per process.
+fn register_font() -> Result<(), String> {
+    static LOADED: OnceLock<bool> = OnceLock::new();
+    let loaded = *LOADED.get_or_init(|| {
+        plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular()).is_ok()
+    });
+    if loaded {
+        Ok(())
+    } else {
+        Err("plot: the embedded font does not load".to_string())
+    }
 }
 
-impl Canvas {
-    fn new(w: usize, h: usize) -> Canvas {
-        Canvas {
-            w,
-            h,
-            rgb: vec![255; w * h * 3],
-        }
-    }
+/// Writes an RGB buffer as a PNG.
+fn save_png(path: &Path, rgb: &[u8], w: u32, h: u32) -> Result<(), String> {
+    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut writer = enc.write_header().map_err(|e| e.to_string())?;
+    writer.write_image_data(rgb).map_err(|e| e.to_string())
+}
 
-    fn set(&mut self, x: i64, y: i64, c: [u8; 3]) {
-        if x >= 0 && y >= 0 && (x as usize) < self.w && (y as usize) < self.h {
-            let i = (y as usize * self.w + x as usize) * 3;
-            self.rgb[i..i + 3].copy_from_slice(&c);
-        }
-    }
-
-    fn line(&mut self, x0: i64, y0: i64, x1: i64, y1: i64, c: [u8; 3], dashed: bool) {
-        let (dx, dy) = ((x1 - x0).abs(), -(y1 - y0).abs());
-        let (sx, sy) = (if x0 < x1 { 1 } else { -1 }, if y0 < y1 { 1 } else { -1 });
-        let (mut x, mut y, mut err) = (x0, y0, dx + dy);
-        let mut step = 0;
-        loop {
-            if !dashed || (step / 4) % 2 == 0 {
-                self.set(x, y, c);
-            }
-            step += 1;
-            if x == x1 && y == y1 {
-                break;
-            }
-            let e2 = 2 * err;
-            if e2 >= dy {
-                err += dy;
-                x += sx;
-            }
-            if e2 <= dx {
-                err += dx;
-                y += sy;
-            }
-        }
-    }
-
-    fn save(&self, path: &Path) -> Result<(), String> {
-        let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut enc =
-            png::Encoder::new(std::io::BufWriter::new(file), self.w as u32, self.h as u32);
-        enc.set_color(png::ColorType::Rgb);
-        enc.set_depth(png::BitDepth::Eight);
-        let mut writer = enc.write_header().map_err(|e| e.to_string())?;
-        writer
-            .write_image_data(&self.rgb)
-            .map_err(|e| e.to_string())
-    }
-
-    fn rect(&mut self, x: i64, y: i64, w: i64, h: i64, c: [u8; 3]) {
-        self.line(x, y, x + w, y, c, false);
-        self.line(x, y + h, x + w, y + h, c, false);
-        self.line(x, y, x, y + h, c, false);
-        self.line(x + w, y, x + w, y + h, c, false);
-    }
-
-    fn text(&mut self, x: i64, y: i64, s: &str, c: [u8; 3]) {
-        for (i, ch) in s.chars().enumerate() {
-            let Some(glyph) = font8x8::BASIC_FONTS.get(ch) else {
-                continue;
-            };
-            for (row, bits) in glyph.iter().enumerate() {
-                for col in 0..8 {
-                    if bits & (1 << col) != 0 {
-                        self.set(x + (i * 8 + col) as i64, y + row as i64, c);
-                    }
-                }
-            }
-        }
-    }
+/// A plotters error as text.
+fn err<E: std::fmt::Debug>(e: E) -> String {
+    format!("plot: {e:?}")
 }
 
 /// One parameter's path.
@@ -99,144 +60,295 @@ pub struct Series<'a> {
     pub min: f64,
     pub max: f64,
     pub start: f64,
+    /// The perturbation at the end of the run: changes smaller than this are noise.
+    pub c_end: f64,
+    /// The value after each iteration, in the order they finished.
     pub values: &'a [f64],
 }
 
-/// Renders the paths and writes them as a PNG.
-pub fn write_png(path: &Path, series: &[Series<'_>]) -> Result<(), String> {
-    let rows = series.len().div_ceil(COLUMNS).max(1);
-    let mut cv = Canvas::new(COLUMNS * PANEL_W, rows * PANEL_H);
-    for (i, s) in series.iter().enumerate() {
-        let ox = ((i % COLUMNS) * PANEL_W + MARGIN) as i64;
-        let oy = ((i / COLUMNS) * PANEL_H + MARGIN + 12) as i64;
-        let (w, h) = (
-            (PANEL_W - 2 * MARGIN) as i64,
-            (PANEL_H - 2 * MARGIN - 14) as i64,
-        );
-        cv.rect(ox, oy, w, h, [160, 160, 160]);
-        let last = s.values.last().copied().unwrap_or(s.start);
-        cv.text(
-            ox,
-            oy - 11,
-            &format!("{} {:.0}->{:.1}", s.name, s.start, last),
-            [0, 0, 0],
-        );
-        cv.text(ox + 2, oy + 2, &format!("{}", s.max), [120, 120, 120]);
-        cv.text(ox + 2, oy + h - 9, &format!("{}", s.min), [120, 120, 120]);
-        let span = (s.max - s.min).max(1e-9);
-        let y_of = |v: f64| oy + h - (((v - s.min) / span).clamp(0.0, 1.0) * h as f64) as i64;
-        let ys = y_of(s.start);
-        cv.line(ox, ys, ox + w, ys, [200, 80, 80], true);
-        let n = s.values.len();
-        if n >= 2 {
-            let x_of = |k: usize| ox + (k as f64 / (n - 1) as f64 * w as f64) as i64;
-            for k in 1..n {
-                cv.line(
-                    x_of(k - 1),
-                    y_of(s.values[k - 1]),
-                    x_of(k),
-                    y_of(s.values[k]),
-                    [30, 70, 200],
-                    false,
-                );
-            }
+impl Series<'_> {
+    /// The y range of the panel: the path, its start and its final band, padded by a tenth,
+    /// kept inside the parameter's [min, max].
+    fn y_range(&self) -> (f64, f64) {
+        let last = self.values.last().copied().unwrap_or(self.start);
+        let mut lo = self
+            .values
+            .iter()
+            .copied()
+            .fold(self.start.min(last - self.c_end), f64::min);
+        let mut hi = self
+            .values
+            .iter()
+            .copied()
+            .fold(self.start.max(last + self.c_end), f64::max);
+        let pad = ((hi - lo) * 0.1).max(1e-6);
+        lo = (lo - pad).max(self.min);
+        hi = (hi + pad).min(self.max);
+        if hi <= lo {
+            hi = lo + 1.0;
         }
+        (lo, hi)
     }
-    cv.save(path)
 }
 
-/// The loss curves of a network's training: training (blue) and validation (red) loss per
-/// epoch, on axes scaled to the values, with the scale written at the corners.
+/// Renders every parameter's path, one panel each, three panels to a row.
+pub fn write_png(path: &Path, series: &[Series<'_>]) -> Result<(), String> {
+    register_font()?;
+    let rows = (series.len() as u32).div_ceil(COLUMNS).max(1);
+    let (w, h) = (COLUMNS * PANEL_W, rows * PANEL_H);
+    let mut rgb = vec![255u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        let panels = root.split_evenly((rows as usize, COLUMNS as usize));
+        for (s, area) in series.iter().zip(&panels) {
+            draw_series(s, area)?;
+        }
+        root.present().map_err(err)?;
+    }
+    save_png(path, &rgb, w, h)
+}
+
+fn draw_series<DB: DrawingBackend>(
+    s: &Series<'_>,
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), String> {
+    let last = s.values.last().copied().unwrap_or(s.start);
+    let n = s.values.len().max(1);
+    let (lo, hi) = s.y_range();
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!("{}: {} -> {:.1}", s.name, s.start, last),
+            (FONT, 16),
+        )
+        .margin(6)
+        .x_label_area_size(30)
+        .y_label_area_size(52)
+        .build_cartesian_2d(0f64..n as f64, lo..hi)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("iteration")
+        .x_labels(5)
+        .y_labels(5)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .label_style((FONT, 12))
+        .axis_desc_style((FONT, 12))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(err)?;
+    // The final value ± c_end.
+    chart
+        .draw_series(std::iter::once(Rectangle::new(
+            [(0.0, last - s.c_end), (n as f64, last + s.c_end)],
+            BAND.mix(0.25).filled(),
+        )))
+        .map_err(err)?
+        .label(format!("final ± c_end ({:.1})", s.c_end))
+        .legend(|(x, y)| Rectangle::new([(x, y - 4), (x + 16, y + 4)], BAND.mix(0.25).filled()));
+    chart
+        .draw_series(DashedLineSeries::new(
+            [(0.0, s.start), (n as f64, s.start)],
+            6,
+            4,
+            START.stroke_width(1),
+        ))
+        .map_err(err)?
+        .label("start")
+        .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], START));
+    chart
+        .draw_series(LineSeries::new(
+            s.values
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| ((i + 1) as f64, v)),
+            PATH.stroke_width(1),
+        ))
+        .map_err(err)?
+        .label("value")
+        .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], PATH));
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .label_font((FONT, 11))
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK.mix(0.3))
+        .draw()
+        .map_err(err)?;
+    Ok(())
+}
+
+/// The loss curves of a network's training: training and validation loss per epoch.
 pub fn write_loss_png(path: &Path, history: &[(usize, f64, f64)]) -> Result<(), String> {
-    const W: usize = 640;
-    const H: usize = 400;
-    const LEFT: i64 = 80;
-    const TOP: i64 = 30;
-    let (pw, ph) = (W as i64 - LEFT - 20, H as i64 - TOP - 50);
-    let mut cv = Canvas::new(W, H);
+    register_font()?;
+    const W: u32 = 720;
+    const H: u32 = 440;
     let values = history.iter().flat_map(|r| [r.1, r.2]);
     let lo = values.clone().fold(f64::INFINITY, f64::min);
     let hi = values.fold(f64::NEG_INFINITY, f64::max);
     let (lo, hi) = if lo.is_finite() && hi > lo {
-        (lo, hi)
+        let pad = (hi - lo) * 0.05;
+        (lo - pad, hi + pad)
+    } else if lo.is_finite() {
+        (lo - 0.5, lo + 0.5)
     } else {
-        (lo.min(0.0), lo.max(0.0) + 1.0)
+        (0.0, 1.0)
     };
-    let last_epoch = history.last().map_or(1, |r| r.0).max(1);
-    let first_epoch = history.first().map_or(1, |r| r.0);
-    let span = (last_epoch - first_epoch).max(1) as f64;
-    let x = |e: usize| LEFT + ((e - first_epoch) as f64 / span * pw as f64) as i64;
-    let y = |v: f64| TOP + ph - ((v - lo) / (hi - lo) * ph as f64) as i64;
-    cv.rect(LEFT, TOP, pw, ph, [160, 160, 160]);
-    cv.text(
-        LEFT,
-        8,
-        "loss per epoch: training (blue), validation (red)",
-        [0, 0, 0],
-    );
-    cv.text(4, TOP, &format!("{hi:.5}"), [0, 0, 0]);
-    cv.text(4, TOP + ph - 8, &format!("{lo:.5}"), [0, 0, 0]);
-    cv.text(
-        LEFT,
-        TOP + ph + 8,
-        &format!("epoch {first_epoch}"),
-        [0, 0, 0],
-    );
-    let end = format!("epoch {last_epoch}");
-    cv.text(
-        LEFT + pw - 8 * end.len() as i64,
-        TOP + ph + 8,
-        &end,
-        [0, 0, 0],
-    );
-    for (k, color) in [(1usize, [40, 90, 200]), (2, [200, 50, 40])] {
-        let value = |r: &(usize, f64, f64)| if k == 1 { r.1 } else { r.2 };
-        for pair in history.windows(2) {
-            cv.line(
-                x(pair[0].0),
-                y(value(&pair[0])),
-                x(pair[1].0),
-                y(value(&pair[1])),
-                color,
-                false,
-            );
+    let first = history.first().map_or(0, |r| r.0) as f64;
+    let last = history.last().map_or(1, |r| r.0) as f64;
+    let last = if last > first { last } else { first + 1.0 };
+    let mut rgb = vec![255u8; (W * H * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (W, H)).into_drawing_area();
+        let mut chart = ChartBuilder::on(&root)
+            .caption("loss per epoch", (FONT, 18))
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(70)
+            .build_cartesian_2d(first..last, lo..hi)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("epoch")
+            .y_desc("loss")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.5}"))
+            .label_style((FONT, 12))
+            .axis_desc_style((FONT, 13))
+            .draw()
+            .map_err(err)?;
+        for (name, color, pick) in [
+            ("training", PATH, 1usize),
+            ("validation", VALIDATION, 2usize),
+        ] {
+            let point =
+                move |r: &(usize, f64, f64)| (r.0 as f64, if pick == 1 { r.1 } else { r.2 });
+            chart
+                .draw_series(LineSeries::new(
+                    history.iter().map(point),
+                    color.stroke_width(2),
+                ))
+                .map_err(err)?
+                .label(name)
+                .legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + 18, y)], color.stroke_width(2))
+                });
+            chart
+                .draw_series(
+                    history
+                        .iter()
+                        .map(|r| Circle::new(point(r), 3, color.filled())),
+                )
+                .map_err(err)?;
         }
-        for r in history {
-            for d in -2..=2 {
-                cv.set(x(r.0) + d, y(value(r)), color);
-                cv.set(x(r.0), y(value(r)) + d, color);
-            }
-        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font((FONT, 13))
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK.mix(0.3))
+            .draw()
+            .map_err(err)?;
+        root.present().map_err(err)?;
     }
-    cv.save(path)
+    save_png(path, &rgb, W, H)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn png_size(path: &Path) -> (u32, u32) {
+        let bytes = std::fs::read(path).unwrap();
+        assert_eq!(&bytes[1..4], b"PNG");
+        let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+        let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+        (w, h)
+    }
+
+    /// Decodes a PNG and counts the pixels of `color` (within 40 per channel).
+    fn pixels_near(path: &Path, color: RGBColor) -> usize {
+        let decoder =
+            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        buf[..info.buffer_size()]
+            .chunks(3)
+            .filter(|p| {
+                (i32::from(p[0]) - i32::from(color.0)).abs() < 40
+                    && (i32::from(p[1]) - i32::from(color.1)).abs() < 40
+                    && (i32::from(p[2]) - i32::from(color.2)).abs() < 40
+            })
+            .count()
+    }
+
     #[test]
-    fn writes_a_png_with_the_right_size() {
+    fn parameter_panels_have_the_right_size_and_draw_the_path() {
         let dir = std::env::temp_dir().join(format!("shears-plot-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("p.png");
-        let values = [10.0, 12.0, 11.0, 15.0];
+        let values: Vec<f64> = (0..200).map(|i| 75.0 + f64::from(i) * 0.07).collect();
         let series: Vec<Series> = (0..4)
             .map(|_| Series {
-                name: "RFP_MUL",
-                min: 0.0,
-                max: 20.0,
-                start: 10.0,
+                name: "RFP_MARGIN",
+                min: 20.0,
+                max: 200.0,
+                start: 75.0,
+                c_end: 4.0,
                 values: &values,
             })
             .collect();
+        let path = dir.join("p.png");
         write_png(&path, &series).unwrap();
-        let bytes = std::fs::read(&path).unwrap();
-        assert_eq!(&bytes[1..4], b"PNG");
-        // Width and height in the IHDR chunk: 3 columns, 2 rows.
-        let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
-        let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
-        assert_eq!((w as usize, h as usize), (3 * PANEL_W, 2 * PANEL_H));
+        assert_eq!(png_size(&path), (3 * PANEL_W, 2 * PANEL_H));
+        // The path is drawn (blue pixels), and so is text (dark pixels of the labels).
+        assert!(pixels_near(&path, PATH) > 500);
+        assert!(pixels_near(&path, RGBColor(0, 0, 0)) > 500);
+        // An empty run still draws its panels.
+        let empty = [Series {
+            name: "X",
+            min: 0.0,
+            max: 10.0,
+            start: 5.0,
+            c_end: 1.0,
+            values: &[],
+        }];
+        write_png(&path, &empty).unwrap();
+        assert_eq!(png_size(&path), (3 * PANEL_W, PANEL_H));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_y_axis_follows_the_path_not_the_parameter_range() {
+        let values = [75.0, 80.0, 89.0];
+        let s = Series {
+            name: "LMR_BASE",
+            min: 0.0,
+            max: 300.0,
+            start: 75.0,
+            c_end: 3.0,
+            values: &values,
+        };
+        let (lo, hi) = s.y_range();
+        // 75 .. 92 (89 + c_end), padded by a tenth of 17.
+        assert!(
+            (lo - 73.3).abs() < 1e-9 && (hi - 93.7).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+    }
+
+    #[test]
+    fn loss_curves_are_drawn() {
+        let dir = std::env::temp_dir().join(format!("shears-loss-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let history: Vec<(usize, f64, f64)> = (1..=10)
+            .map(|e| (e, 0.02 / e as f64, 0.021 / e as f64))
+            .collect();
+        let path = dir.join("loss.png");
+        write_loss_png(&path, &history).unwrap();
+        assert_eq!(png_size(&path), (720, 440));
+        assert!(pixels_near(&path, VALIDATION) > 200);
+        // One epoch only: still a plot.
+        write_loss_png(&path, &history[..1]).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -286,6 +286,46 @@ fn read_history(path: &Path, n: usize) -> Vec<Vec<f64>> {
     columns
 }
 
+/// Draws the plot of a run from its `values.csv` (while it runs, or after): each parameter's
+/// path against the iterations, started from the parameter's current default, with its range
+/// and `c_end` from `src/params.rs`. A parameter no longer there (renamed since the run) is
+/// drawn from its first value, with no band.
+pub fn replot(csv: &Path, out: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(csv).map_err(|e| format!("{}: {e}", csv.display()))?;
+    let header = text.lines().next().unwrap_or_default();
+    let names: Vec<&str> = header.split(',').skip(4).collect();
+    if names.is_empty() || !header.starts_with("iteration,") {
+        return Err(format!(
+            "{}: not the values.csv of a tuning run",
+            csv.display()
+        ));
+    }
+    let history = read_history(csv, names.len());
+    let series: Vec<plot::Series> = names
+        .iter()
+        .zip(&history)
+        .map(|(name, values)| match Params::spec(name) {
+            Some(p) => plot::Series {
+                name,
+                min: f64::from(p.min),
+                max: f64::from(p.max),
+                start: f64::from(p.default),
+                c_end: f64::from(p.step),
+                values,
+            },
+            None => plot::Series {
+                name,
+                min: f64::NEG_INFINITY,
+                max: f64::INFINITY,
+                start: values.first().copied().unwrap_or(0.0),
+                c_end: 0.0,
+                values,
+            },
+        })
+        .collect();
+    plot::write_png(out, &series)
+}
+
 /// `NAME, value` lines (OpenBench's output form) and a table of old against new values.
 pub fn result_text(spsa: &Spsa) -> String {
     let mut out = String::new();
@@ -460,6 +500,7 @@ pub fn run(cfg: &Config) -> Result<Spsa, String> {
             min: p.min,
             max: p.max,
             start: p.start,
+            c_end: p.c_end,
             values,
         })
         .collect();
