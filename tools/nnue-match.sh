@@ -6,7 +6,7 @@
 # move 34 when both stay within 20 cp for 8 moves each (ADJUDICATE=0 plays every game out).
 #
 # usage: tools/nnue-match.sh ENGINE NET BOOK OUTDIR [TC] [GAMES] [BASE] [CONCURRENCY]
-# Needs fastchess on the PATH. Writes OUTDIR/match.log, .pgn and .fclog.
+# Needs fastchess on the PATH. Writes OUTDIR/match.log, .pgn, .fclog and fastchess' config.json.
 set -euo pipefail
 engine=${1:?engine binary}
 net=${2:?net file}
@@ -32,6 +32,6 @@ fastchess \
     -openings file="$book" format=epd order=random \
     -games 2 -rounds $((games / 2)) -repeat -concurrency "$conc" "${adjudicate[@]}" \
     -recover -pgnout file="$out/match.pgn" \
-    -log file="$out/match.fclog" level=warn \
+    -log file="$out/match.fclog" level=warn -config outname="$out/config.json" \
     > "$out/match.log" 2>&1 || true
 grep -E "Elo:|Games:|Ptnml" "$out/match.log" | tail -3

@@ -28,7 +28,7 @@ mkdir -p "$out"
         -games 2 -rounds $((games / 2)) -repeat -concurrency "$conc" \
         -sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 \
         -recover -pgnout file="$out/$file.pgn" \
-        -log file="$out/$file.fclog" level=warn \
+        -log file="$out/$file.fclog" level=warn -config outname="$out/$file.config.json" \
         > "$out/$file.log" 2>&1 || true
     grep -E "Elo:|LLR|Games:" "$out/$file.log" | tail -3
 done

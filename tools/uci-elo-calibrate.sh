@@ -28,7 +28,7 @@ for elo in "$@"; do
         -each tc="$tc" option.Hash=16 option.Threads=1 \
         -openings file="$book" format="$format" order=random \
         -games 2 -rounds $((games / 2)) -repeat -concurrency "$conc" \
-        -recover -pgnout file="$out/elo-$elo.pgn" \
+        -recover -pgnout file="$out/elo-$elo.pgn" -config outname="$out/elo-$elo.config.json" \
         > "$out/elo-$elo.log" 2>&1 || true
     echo "== UCI_Elo $elo"
     grep -E "Elo:|Games:|Ptnml" "$out/elo-$elo.log" | tail -3

@@ -4,8 +4,8 @@
 //! Every search margin (futility, razoring, ProbCut, aspiration windows, ...) is a number of
 //! centipawns tuned against the hand-written evaluation's scale. A net trained on other scores
 //! may grow or shrink that scale. This tool takes the positions a trainer keeps from the
-//! validation games of a data set (every 20th game, as `shears-tune nnue` splits them: the net
-//! has not seen them), evaluates each statically with both evaluations, and fits for each the
+//! validation games of a data set (one game in 20, chosen by a hash of the game as `shears-tune
+//! nnue` chooses them: the net has not seen them), evaluates each statically with both evaluations, and fits for each the
 //! `K` of `expected score = 1 / (1 + exp(-eval / K))` that best predicts the game results. Equal
 //! `K` means equal winning chances at equal scores. It also prints the least-squares slope of
 //! the net's evaluation on the hand-written one, and the same fit for the search scores stored
@@ -94,16 +94,14 @@ fn point(net: &Network, pos: &Chess, white_score: i16, white_result: u8) -> Resu
 
 pub fn collect(dirs: &[PathBuf], net: &Network, limit: usize) -> Result<Vec<Point>, String> {
     let mut points = Vec::new();
-    let mut game_index = 0usize;
     for dir in dirs {
         for path in crate::datagen::data_files(dir)? {
             let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             let (games, _) =
                 Game::read_all(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
             for g in games {
-                game_index += 1;
-                // The trainer's validation games (see `nnue_train::load`).
-                if !game_index.is_multiple_of(20) {
+                // The trainer's validation games (see `nnue_data::is_validation`).
+                if !crate::nnue_data::is_validation(&g) {
                     continue;
                 }
                 for (pos, m, score) in g.positions() {

@@ -142,18 +142,17 @@ fn remirror(samples: &mut [Sample], mirror: Mirror, rng: &mut StdRng) {
 }
 
 /// Loads the positions of every `.vf` file under the given directories that a trainer keeps
-/// (see `nnue_data::skip_reason`), split into training and validation by game.
+/// (see `nnue_data::skip_reason`), split into training and validation by game (one in 20,
+/// chosen by a hash of the game: `nnue_data::is_validation`).
 pub fn load(dirs: &[PathBuf], limit: usize) -> Result<(Vec<Sample>, Vec<Sample>), String> {
     let (mut train, mut valid) = (Vec::new(), Vec::new());
-    let mut game_index = 0usize;
     'files: for dir in dirs {
         for path in crate::datagen::data_files(dir)? {
             let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             let (games, _) =
                 Game::read_all(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
             for g in games {
-                game_index += 1;
-                let into = if game_index.is_multiple_of(20) {
+                let into = if crate::nnue_data::is_validation(&g) {
                     &mut valid
                 } else {
                     &mut train

@@ -183,6 +183,11 @@ fn play_pairs_fastchess(
         .args(["format=epd", "order=random"])
         .arg("-srand")
         .arg(seed.to_string());
+    // fastchess saves its state to config.json in the working directory unless told where.
+    let state =
+        std::env::temp_dir().join(format!("shears-tune-fastchess-{}.json", std::process::id()));
+    cmd.arg("-config")
+        .arg(format!("outname={}", state.display()));
     let out = cmd
         .output()
         .map_err(|e| format!("cannot run {fastchess}: {e}"))?;
