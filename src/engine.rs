@@ -74,7 +74,7 @@ impl Default for Options {
             show_wdl: false,
             limit_strength: false,
             elo: MAX_ELO,
-            use_nnue: false,
+            use_nnue: true,
             eval_file: String::new(),
         }
     }
@@ -112,7 +112,7 @@ pub(crate) fn uci_options() -> Vec<String> {
         "option name UCI_ShowWDL type check default false".to_string(),
         "option name UCI_LimitStrength type check default false".to_string(),
         format!("option name UCI_Elo type spin default {MAX_ELO} min {MIN_ELO} max {MAX_ELO}"),
-        "option name Use NNUE type check default false".to_string(),
+        "option name Use NNUE type check default true".to_string(),
         format!("option name EvalFile type string default {DEFAULT_NET}"),
         "option name SyzygyPath type string default <empty>".to_string(),
         "option name SyzygyProbeDepth type spin default 1 min 1 max 100".to_string(),
@@ -175,6 +175,8 @@ impl Engine {
         let net = nnue::embedded().ok().map(Arc::new);
         if net.is_some() {
             options.eval_file = DEFAULT_NET.to_string();
+        } else {
+            options.use_nnue = false;
         }
         Engine {
             position: Position::default(),
@@ -533,10 +535,14 @@ mod tests {
     #[test]
     fn eval_file_and_use_nnue_refuse_bad_input_and_keep_their_state() {
         let mut e = Engine::new();
-        // The built-in net is loaded at start, not in use; unloaded, Use NNUE is refused.
+        // The built-in net is loaded at start and evaluates; unloaded, the hand-written
+        // evaluation takes over and Use NNUE is refused until a net is loaded again.
         assert_eq!(e.options().eval_file, DEFAULT_NET);
-        assert!(e.active_net().is_none());
+        assert!(e.static_eval().1.contains(DEFAULT_NET));
+        assert!(e.active_net().is_some());
         e.set_option("EvalFile", Some("<empty>")).unwrap();
+        assert!(e.active_net().is_none());
+        assert_eq!(e.static_eval().1, "hand-written evaluation");
         assert!(e.set_option("Use NNUE", Some("true")).is_err());
         assert!(e.active_net().is_none());
         // A file that is not a net, and one that does not exist: errors, nothing loaded.

@@ -254,9 +254,21 @@ fn long_searches_name_the_root_move_and_analysis_options_work() {
     e.send("setoption name UCI_ShowWDL value true");
     e.send("position startpos moves e2e4");
     e.sync();
-    let (lines, best) = e.go("go movetime 3600");
+    // After 3 s, each root move as it is searched: `info depth D currmove M currmovenumber
+    // N`, legal moves numbered from 1. (A fixed movetime could end before the next root move
+    // starts after the 3 s: the search runs until one has been named.)
+    e.send("go infinite");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut lines = Vec::new();
+    while Instant::now() < deadline && !lines.iter().any(|l: &String| l.contains(" currmove ")) {
+        if let Some(l) = e.next_line(Duration::from_millis(100)) {
+            lines.push(l);
+        }
+    }
+    e.send("stop");
+    lines.extend(e.read_until("bestmove", Duration::from_secs(10)));
+    let best = lines.pop().expect("bestmove line");
     assert!(is_legal(None, &["e2e4"], &best_of(&best).unwrap()));
-    // After 3 s: `info depth D currmove M currmovenumber N`, legal moves numbered from 1.
     let current: Vec<&String> = lines.iter().filter(|l| l.contains(" currmove ")).collect();
     assert!(!current.is_empty(), "no currmove line");
     for l in &current {

@@ -48,8 +48,8 @@ pub struct Config {
     pub seed: Option<u64>,
     pub hash_mb: usize,
     /// Both sides evaluate with this net (`EvalFile`: a path or `<default>`, the built-in
-    /// one); `None`: the hand-written evaluation.
-    pub net: Option<String>,
+    /// one), or with the hand-written evaluation when it is [`HCE`].
+    pub net: String,
     pub progress: bool,
 }
 
@@ -57,12 +57,17 @@ pub struct Config {
 fn new_engine(cfg: &Config) -> Result<Engine, String> {
     let mut e = Engine::new();
     e.set_option("Hash", Some(&cfg.hash_mb.to_string()))?;
-    if let Some(net) = &cfg.net {
-        e.set_option("EvalFile", Some(net))?;
+    if cfg.net == HCE {
+        e.set_option("Use NNUE", Some("false"))?;
+    } else {
+        e.set_option("EvalFile", Some(&cfg.net))?;
         e.set_option("Use NNUE", Some("true"))?;
     }
     Ok(e)
 }
+
+/// The `--net` value that selects the hand-written evaluation.
+pub const HCE: &str = "hce";
 
 /// The adjudication of data generation: a win when both sides' scores agree beyond 15 pawns
 /// for 4 moves each (mates are found long before the end in such positions), a draw when after
@@ -153,7 +158,11 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     eprintln!(
         "datagen: seed {seed}, {} threads, evaluation {}, soft {} / hard {} nodes per move; {} already holds {} games, {} positions",
         cfg.threads,
-        cfg.net.as_deref().map_or("hand-written", |n| n),
+        if cfg.net == HCE {
+            "hand-written"
+        } else {
+            &cfg.net
+        },
         cfg.soft_nodes,
         cfg.hard_nodes,
         cfg.out.display(),
@@ -408,7 +417,7 @@ mod tests {
             opening_limit: 1000,
             seed: Some(7),
             hash_mb: 1,
-            net: None,
+            net: HCE.to_string(),
             progress: false,
         };
         run(&cfg).unwrap();
@@ -416,7 +425,7 @@ mod tests {
         run(&Config {
             seed: Some(8),
             games: 1,
-            net: Some("<default>".to_string()),
+            net: "<default>".to_string(),
             ..cfg.clone()
         })
         .unwrap();
@@ -424,7 +433,7 @@ mod tests {
         assert!(
             run(&Config {
                 seed: Some(9),
-                net: Some("/no/such/net.nnue".to_string()),
+                net: "/no/such/net.nnue".to_string(),
                 ..cfg
             })
             .is_err()

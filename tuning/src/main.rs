@@ -29,7 +29,7 @@ const USAGE: &str = "usage:
   shears-tune spsa-plot --csv RUN/values.csv [--out RUN/plot.png]
   shears-tune datagen --out DIR [--games N] [--soft-nodes N] [--hard-nodes N] [--threads N]
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB]
-                      [--net FILE|<default>] [--quiet]
+                      [--net <default>|FILE|hce] [--quiet]
   shears-tune datagen --stats DIR
   shears-tune nnue --data DIR[,DIR...] --out DIR [--hidden 128] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
@@ -111,7 +111,7 @@ fn main() {
                     .transpose()
                     .map_err(|_| "--seed: not a number")?,
                 hash_mb: args.num("--hash", 16)?,
-                net: args.get("--net").map(str::to_string),
+                net: args.get("--net").unwrap_or("<default>").to_string(),
                 progress: !args.has("--quiet"),
             })
         })(),
