@@ -3,6 +3,7 @@
 //! - `shears-tune spsa ...`: SPSA over the search parameters (see tuning/README.md).
 //! - `shears-tune datagen ...`: self-play games in viriformat for training networks.
 //! - `shears-tune nnue ...`: trains the evaluation network on such games.
+//! - `shears-tune verify ...`: plays tuned values against the defaults, Elo with error bars.
 //! - `shears-tune eval-scale ...`: compares the scale of a net's evaluation with the hand-written one.
 //! - `shears-tune texel-data ...`: self-play positions labelled with results (text, for `texel`).
 //! - `shears-tune texel ...`: fits the evaluation weights to such positions.
@@ -16,6 +17,7 @@ mod spsa;
 mod texel;
 mod texel_data;
 mod tune;
+mod verify;
 mod viriformat;
 mod wdl_fit;
 
@@ -27,6 +29,9 @@ const USAGE: &str = "usage:
                    [--runner inprocess|fastchess] [--fastchess CMD] [--engine PATH]
                    [--resign CP] [--draw CP] [--quiet]
   shears-tune spsa-plot --csv RUN/values.csv [--out RUN/plot.png]
+  shears-tune verify --values RUN/result.txt|NAME=V,... [--base FILE|NAME=V,...] --book FILE
+                     [--games 400] [--tc 8+0.08|nodes=N] [--concurrency N] [--hash MB] [--seed N]
+                     [--resign CP] [--draw CP] [--quiet]
   shears-tune datagen --out DIR [--games N] [--soft-nodes N] [--hard-nodes N] [--threads N]
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB]
                       [--net <default>|FILE|hce] [--quiet]
@@ -69,6 +74,21 @@ impl Args {
         self.get(name)
             .map(PathBuf::from)
             .ok_or_else(|| format!("{name} is required"))
+    }
+
+    /// Score adjudication of `--resign CP` and `--draw CP` (off when not given).
+    fn adjudication(&self) -> Result<shears::selfplay::Adjudication, String> {
+        let cp = |name: &str| -> Result<Option<i32>, String> {
+            self.get(name)
+                .map(str::parse)
+                .transpose()
+                .map_err(|_| format!("{name}: not a number"))
+        };
+        Ok(shears::selfplay::Adjudication {
+            resign_score: cp("--resign")?,
+            draw_score: cp("--draw")?,
+            ..Default::default()
+        })
     }
 
     /// A required comma-separated list of paths.
@@ -176,19 +196,7 @@ fn main() {
                 },
                 other => return Err(format!("unknown runner '{other}'")),
             };
-            let adjudication = shears::selfplay::Adjudication {
-                resign_score: args
-                    .get("--resign")
-                    .map(str::parse)
-                    .transpose()
-                    .map_err(|_| "--resign: not a number")?,
-                draw_score: args
-                    .get("--draw")
-                    .map(str::parse)
-                    .transpose()
-                    .map_err(|_| "--draw: not a number")?,
-                ..Default::default()
-            };
+            let adjudication = args.adjudication()?;
             tune::run(&tune::Config {
                 params: tune::select_params(args.get("--params").unwrap_or("all"))?,
                 iterations: args.num("--iterations", 1000)?,
@@ -204,6 +212,25 @@ fn main() {
                 progress: !args.has("--quiet"),
             })
             .map(|_| ())
+        })(),
+        "verify" => (|| {
+            let values = verify::read_values(args.get("--values").ok_or("--values is required")?)?;
+            let base = match args.get("--base") {
+                Some(b) => verify::read_values(b)?,
+                None => Vec::new(),
+            };
+            verify::run(&verify::Config {
+                values,
+                base,
+                games: args.num("--games", 400)?,
+                tc: tune::parse_tc(args.get("--tc").unwrap_or("8+0.08"))?,
+                concurrency: args.num("--concurrency", 1)?,
+                book: args.path("--book")?,
+                seed: args.num("--seed", 1)?,
+                hash_mb: args.num("--hash", 16)?,
+                adjudication: args.adjudication()?,
+                progress: !args.has("--quiet"),
+            })
         })(),
         "spsa-plot" => (|| {
             let csv = args.path("--csv")?;
