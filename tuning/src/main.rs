@@ -24,7 +24,7 @@ mod wdl_fit;
 use std::path::PathBuf;
 
 const USAGE: &str = "usage:
-  shears-tune spsa --book FILE --out DIR [--params all|NAME,NAME] [--iterations N] [--pairs N]
+  shears-tune spsa --book FILE --out DIR [--params all|NAME,NAME] [--iterations N|--hours H] [--pairs N]
                    [--tc 8+0.08|nodes=N|depth=N] [--concurrency N] [--hash MB] [--seed N]
                    [--runner inprocess|fastchess] [--fastchess CMD] [--engine PATH]
                    [--resign CP] [--draw CP] [--quiet]
@@ -200,6 +200,11 @@ fn main() {
             tune::run(&tune::Config {
                 params: tune::select_params(args.get("--params").unwrap_or("all"))?,
                 iterations: args.num("--iterations", 1000)?,
+                budget_s: args
+                    .get("--hours")
+                    .map(|h| h.parse::<f64>().map(|h| h * 3600.0))
+                    .transpose()
+                    .map_err(|_| "--hours: not a number")?,
                 pairs: args.num("--pairs", 1)?,
                 tc: tune::parse_tc(args.get("--tc").unwrap_or("nodes=5000"))?,
                 concurrency: args.num("--concurrency", 1)?,

@@ -35,7 +35,12 @@ pub enum Runner {
 
 pub struct Config {
     pub params: Vec<&'static ParamSpec>,
+    /// Iterations of the run, unless `budget_s` sets them.
     pub iterations: usize,
+    /// A wall-clock budget in seconds: the iterations are those that fit, measured by a short
+    /// calibration at the defaults when the run starts (kept in `iterations.txt`, so a resumed
+    /// run keeps its schedule).
+    pub budget_s: Option<f64>,
     pub pairs: usize,
     pub tc: TimeControl,
     pub concurrency: usize,
@@ -331,8 +336,33 @@ pub fn replot(csv: &Path, out: &Path) -> Result<(), String> {
     plot::write_png(out, &series)
 }
 
-/// `NAME, value` lines (OpenBench's output form) and a table of old against new values.
-pub fn result_text(spsa: &Spsa) -> String {
+/// How a parameter's path ended: its move over the last fifth of the iterations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Drift {
+    /// `value(end) - value(start of the last fifth)`.
+    pub last_fifth: f64,
+    /// Whether that move stays within `c_end`: the path ends flat inside its band.
+    pub settled: bool,
+}
+
+/// The drift of one parameter's path (its values at every finished iteration).
+pub fn drift(values: &[f64], c_end: f64) -> Option<Drift> {
+    let (&end, n) = (values.last()?, values.len());
+    let from = values[n - n.div_ceil(5).max(1)..]
+        .first()
+        .copied()
+        .unwrap_or(end);
+    let last_fifth = end - from;
+    Some(Drift {
+        last_fifth,
+        settled: n >= 5 && last_fifth.abs() <= c_end,
+    })
+}
+
+/// `NAME, value` lines (OpenBench's output form), then a table of old against new values with
+/// each change in units of `c_end` and the drift over the last fifth of the run (`history`:
+/// each parameter's values at every iteration, as `values.csv` holds them).
+pub fn result_text(spsa: &Spsa, history: &[Vec<f64>]) -> String {
     let mut out = String::new();
     for p in &spsa.params {
         let _ = writeln!(out, "{}, {}", p.name, p.value.round() as i64);
@@ -340,22 +370,121 @@ pub fn result_text(spsa: &Spsa) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "{:<22} {:>8} {:>8} {:>8}   range",
-        "parameter", "old", "new", "change"
+        "{:<22} {:>8} {:>8} {:>8} {:>8} {:>11}  {:<9} range",
+        "parameter", "old", "new", "change", "/ c_end", "last fifth", "settled"
     );
-    for p in &spsa.params {
+    for (i, p) in spsa.params.iter().enumerate() {
+        let d = history.get(i).and_then(|h| drift(h, p.c_end));
+        let (last, settled) = match d {
+            Some(d) => (
+                format!("{:+.1}", d.last_fifth),
+                if d.settled { "yes" } else { "no" },
+            ),
+            None => ("-".to_string(), "-"),
+        };
         let _ = writeln!(
             out,
-            "{:<22} {:>8} {:>8} {:>+8}   [{}, {}]",
+            "{:<22} {:>8} {:>8} {:>+8} {:>+8.1} {:>11}  {:<9} [{}, {}]",
             p.name,
             p.start.round() as i64,
             p.value.round() as i64,
             (p.value.round() - p.start.round()) as i64,
+            (p.value - p.start) / p.c_end,
+            last,
+            settled,
             p.min,
             p.max
         );
     }
     out
+}
+
+/// Seconds per iteration of this machine and runner: every worker plays iterations' pairs at
+/// the defaults at once, at least two and for at least `min_s` seconds; the wall time over the
+/// iterations played.
+fn calibrate(cfg: &Config, book: &[String], min_s: f64) -> Result<f64, String> {
+    let defaults: Vec<i32> = cfg.params.iter().map(|s| s.default).collect();
+    let probe = Probe {
+        iteration: 0,
+        flips: vec![1.0; defaults.len()],
+        plus: defaults.clone(),
+        minus: defaults,
+        c: vec![0.0; cfg.params.len()],
+        r: vec![0.0; cfg.params.len()],
+    };
+    let workers = cfg.concurrency.max(1);
+    let start = Instant::now();
+    let results: Vec<Result<u64, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let probe = &probe;
+                scope.spawn(move || -> Result<u64, String> {
+                    let mut engines = (Engine::new(), Engine::new());
+                    for e in [&mut engines.0, &mut engines.1] {
+                        e.set_option("Hash", Some(&cfg.hash_mb.to_string()))?;
+                    }
+                    let mut rng = StdRng::seed_from_u64(cfg.seed ^ 0xCA11 ^ w as u64);
+                    let mut played = 0u64;
+                    while played < 2 || start.elapsed().as_secs_f64() < min_s {
+                        match &cfg.runner {
+                            Runner::InProcess => {
+                                play_pairs_in_process(cfg, book, probe, &mut engines, &mut rng)?;
+                            }
+                            Runner::Fastchess { fastchess, engine } => {
+                                play_pairs_fastchess(
+                                    cfg,
+                                    fastchess,
+                                    engine,
+                                    probe,
+                                    cfg.seed ^ played,
+                                )?;
+                            }
+                        }
+                        played += 1;
+                    }
+                    Ok(played)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a worker panicked".to_string()))
+            })
+            .collect()
+    });
+    let mut iterations = 0;
+    for r in results {
+        iterations += r?;
+    }
+    Ok(start.elapsed().as_secs_f64() / iterations.max(1) as f64)
+}
+
+/// The iterations of a run: `cfg.iterations`, or with a budget those in `iterations.txt`, or
+/// those that fit the budget after a calibration (then written there).
+fn iterations_of(cfg: &Config, book: &[String]) -> Result<usize, String> {
+    let Some(budget) = cfg.budget_s else {
+        return Ok(cfg.iterations);
+    };
+    let path = cfg.out.join("iterations.txt");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        return text
+            .trim()
+            .parse()
+            .map_err(|_| format!("{}: not a number of iterations", path.display()));
+    }
+    // The calibration takes 2% of the budget (at least two iterations per worker) out of it.
+    let start = Instant::now();
+    let per_iteration = calibrate(cfg, book, budget * 0.02)?;
+    let left = budget - start.elapsed().as_secs_f64();
+    let n = ((left / per_iteration).floor() as usize).max(1);
+    eprintln!(
+        "calibration: {per_iteration:.2} s per iteration on {} workers; {n} iterations fit the {left:.0} s left",
+        cfg.concurrency.max(1)
+    );
+    std::fs::write(&path, format!("{n}\n")).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(n)
 }
 
 pub fn run(cfg: &Config) -> Result<Spsa, String> {
@@ -384,7 +513,8 @@ pub fn run(cfg: &Config) -> Result<Spsa, String> {
             )
         })
         .collect();
-    let mut spsa = Spsa::new(Schedule::new(cfg.iterations), &specs);
+    let iterations = iterations_of(cfg, &book)?;
+    let mut spsa = Spsa::new(Schedule::new(iterations), &specs);
     let csv_path = cfg.out.join("values.csv");
     let mut done = 0;
     if let Some((iteration, values)) = resume_point(&csv_path, &cfg.params)? {
@@ -401,7 +531,7 @@ pub fn run(cfg: &Config) -> Result<Spsa, String> {
             .map_err(|e| format!("{}: {e}", csv_path.display()))?;
     }
 
-    let total_games = (cfg.iterations * cfg.pairs * 2) as u64;
+    let total_games = (iterations * cfg.pairs * 2) as u64;
     let bar = if cfg.progress {
         ProgressBar::new(total_games)
     } else {
@@ -447,7 +577,7 @@ pub fn run(cfg: &Config) -> Result<Spsa, String> {
                 loop {
                     let (probe, seed) = {
                         let Ok(mut s) = shared.lock() else { return };
-                        if s.next > cfg.iterations || s.error.is_some() {
+                        if s.next > iterations || s.error.is_some() {
                             return;
                         }
                         let k = s.next;
@@ -484,7 +614,7 @@ pub fn run(cfg: &Config) -> Result<Spsa, String> {
                     }
                     let _ = writeln!(s.csv, "{row}");
                     bar.inc((cfg.pairs * 2) as u64);
-                    bar.set_message(format!("iteration {}/{}", s.finished, cfg.iterations));
+                    bar.set_message(format!("iteration {}/{}", s.finished, iterations));
                 }
             });
         }
@@ -510,14 +640,14 @@ pub fn run(cfg: &Config) -> Result<Spsa, String> {
         })
         .collect();
     plot::write_png(&cfg.out.join("plot.png"), &series)?;
-    let result = result_text(&spsa);
+    let result = result_text(&spsa, &history);
     std::fs::write(cfg.out.join("result.txt"), &result)
         .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     eprintln!(
         "{} iterations in {:.0} s ({} games)",
-        cfg.iterations - done,
+        iterations - done,
         start.elapsed().as_secs_f64(),
-        (cfg.iterations - done) * cfg.pairs * 2
+        (iterations - done) * cfg.pairs * 2
     );
     print!("{result}");
     Ok(spsa)
@@ -583,6 +713,7 @@ mod tests {
         let mut cfg = Config {
             params: select_params("RFP_MUL,LMR_BASE").unwrap(),
             iterations: 2,
+            budget_s: None,
             pairs: 1,
             tc: TimeControl::Nodes(300),
             concurrency: 2,
@@ -608,6 +739,39 @@ mod tests {
         run(&cfg).unwrap();
         let csv = std::fs::read_to_string(cfg.out.join("values.csv")).unwrap();
         assert_eq!(csv.lines().count(), 4, "{csv}");
+        // A budget instead of a count: the calibration fixes the iterations, written down so a
+        // resumed run keeps them (here one already played: nothing is left).
+        cfg.out = dir.join("budget");
+        cfg.budget_s = Some(2.0);
+        run(&cfg).unwrap();
+        let n: usize = std::fs::read_to_string(cfg.out.join("iterations.txt"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(n >= 1);
+        let csv = std::fs::read_to_string(cfg.out.join("values.csv")).unwrap();
+        assert_eq!(csv.lines().count(), n + 1, "{csv}");
+        run(&cfg).unwrap();
+        let again = std::fs::read_to_string(cfg.out.join("values.csv")).unwrap();
+        assert_eq!(again, csv);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn drift_says_whether_a_path_ended_flat() {
+        // Climbed, then flat within c_end over the last fifth: settled.
+        let flat: Vec<f64> = (0..100).map(|i| f64::from(i.min(70))).collect();
+        let d = drift(&flat, 2.0).unwrap();
+        assert_eq!(d.last_fifth, 0.0);
+        assert!(d.settled);
+        // Still climbing at the end: 20 over the last 20 iterations.
+        let climbing: Vec<f64> = (0..100).map(f64::from).collect();
+        let d = drift(&climbing, 2.0).unwrap();
+        assert_eq!(d.last_fifth, 19.0);
+        assert!(!d.settled);
+        // Too short a path says nothing is settled; an empty one has no drift.
+        assert!(!drift(&[1.0, 1.0], 2.0).unwrap().settled);
+        assert!(drift(&[], 2.0).is_none());
     }
 }
