@@ -6,17 +6,17 @@
 //! 4  u32 version     FORMAT_VERSION
 //! 8  u32 inputs      768
 //! 12 u32 hidden      H
-//! 16 u32 outputs     1
+//! 16 u32 outputs     B, output buckets (1..=8; by the number of pieces, `output_bucket`)
 //! 20 u32 qa, qb      255, 64
 //! 28 u32 scale       400
 //! 32 i16 x 768*H     feature weights, feature-major
 //!    i16 x H         feature biases
-//!    i16 x 2H        output weights (side to move, then the other side)
-//!    i32             output bias
+//!    i16 x B*2H      output weights per bucket (side to move, then the other side)
+//!    i32 x B         output bias per bucket
 //!    u64             FNV-1a of every byte above
 //! ```
 
-use super::{INPUTS, MAX_HIDDEN, Network, QA, QB, SCALE};
+use super::{INPUTS, MAX_BUCKETS, MAX_HIDDEN, Network, QA, QB, SCALE};
 
 const MAGIC: &[u8; 4] = b"SHNN";
 const FORMAT_VERSION: u32 = 1;
@@ -74,11 +74,11 @@ impl Network {
                 "net format version {version}, this engine reads {FORMAT_VERSION}"
             ));
         }
-        let (inputs, hidden, outputs) = (r.u32()? as usize, r.u32()? as usize, r.u32()?);
+        let (inputs, hidden, buckets) = (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
         let (qa, qb, scale) = (r.u32()?, r.u32()?, r.u32()?);
-        if inputs != INPUTS || outputs != 1 {
+        if inputs != INPUTS || buckets == 0 || buckets > MAX_BUCKETS {
             return Err(format!(
-                "architecture {inputs} -> {hidden} x 2 -> {outputs}, this engine runs {INPUTS} -> H x 2 -> 1"
+                "architecture {inputs} -> {hidden} x 2 -> 1 with {buckets} output buckets, this engine runs {INPUTS} -> H x 2 -> 1 with 1 to {MAX_BUCKETS}"
             ));
         }
         if hidden == 0 || hidden > MAX_HIDDEN {
@@ -92,9 +92,12 @@ impl Network {
         debug_assert_eq!(r.at, HEADER_BYTES);
         let ft_weights = r.i16s(INPUTS * hidden)?;
         let ft_bias = r.i16s(hidden)?;
-        let out_weights = r.i16s(2 * hidden)?;
-        let ob = r.take(4)?;
-        let out_bias = i32::from_le_bytes([ob[0], ob[1], ob[2], ob[3]]);
+        let out_weights = r.i16s(2 * hidden * buckets)?;
+        let mut out_bias = Vec::with_capacity(buckets);
+        for _ in 0..buckets {
+            let ob = r.take(4)?;
+            out_bias.push(i32::from_le_bytes([ob[0], ob[1], ob[2], ob[3]]));
+        }
         let body_end = r.at;
         let sum = r.take(8)?;
         let mut sum_bytes = [0u8; 8];
@@ -116,13 +119,15 @@ impl Network {
 
     /// The net as a file.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEADER_BYTES + 2 * (INPUTS + 3) * self.hidden + 12);
+        let mut out = Vec::with_capacity(
+            HEADER_BYTES + 2 * (INPUTS + 1 + 2 * self.buckets) * self.hidden + 4 * self.buckets + 8,
+        );
         out.extend_from_slice(MAGIC);
         for v in [
             FORMAT_VERSION,
             INPUTS as u32,
             self.hidden as u32,
-            1,
+            self.buckets as u32,
             QA as u32,
             QB as u32,
             SCALE as u32,
@@ -137,7 +142,9 @@ impl Network {
         {
             out.extend_from_slice(&w.to_le_bytes());
         }
-        out.extend_from_slice(&self.out_bias.to_le_bytes());
+        for b in &self.out_bias {
+            out.extend_from_slice(&b.to_le_bytes());
+        }
         let sum = fnv1a(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
@@ -167,6 +174,18 @@ mod tests {
     fn the_built_in_net_loads_and_writes_back_the_same_bytes() {
         let net = embedded().unwrap();
         assert_eq!(net.to_bytes(), EMBEDDED);
+    }
+
+    #[test]
+    fn a_net_with_output_buckets_round_trips() {
+        let net = super::super::random_network_with_buckets(24, 8, 5);
+        let bytes = net.to_bytes();
+        assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
+        assert_eq!(net.buckets(), 8);
+        // Declaring more buckets than the engine runs: refused.
+        let mut bad = bytes.clone();
+        bad[16] = 9;
+        assert!(Network::from_bytes(&bad).is_err());
     }
 
     #[test]

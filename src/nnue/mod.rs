@@ -4,7 +4,8 @@
 //! the viewer, piece type, square mirrored vertically for Black) feeds one shared feature
 //! transformer of `H` neurons; the side to move's accumulator and the other side's are
 //! concatenated, squared-clipped (SCReLU: `clamp(x, 0, 1)^2`) and summed by one output
-//! neuron. In integers: feature weights and biases are scaled by `QA` (255) and kept in i16,
+//! neuron, chosen among `B` output buckets by the number of pieces on the board (`B` = 1: one
+//! output neuron for every position). In integers: feature weights and biases are scaled by `QA` (255) and kept in i16,
 //! output weights by `QB` (64); the output is `sum(clamp(a, 0, QA)^2 * w) / QA + b`, in units
 //! of `QA * QB`, times `SCALE` (400) centipawns per unit. The trainer (`shears-tune nnue`)
 //! clips float weights to `[-WEIGHT_CLIP, WEIGHT_CLIP]` so every product below stays in range.
@@ -34,6 +35,16 @@ pub const SCALE: i32 = 400;
 pub const WEIGHT_CLIP: f32 = 1.98;
 /// Hidden sizes a net file may declare.
 pub const MAX_HIDDEN: usize = 4096;
+/// Output buckets a net file may declare.
+pub const MAX_BUCKETS: usize = 8;
+
+/// The output bucket of a board with `pieces` pieces (kings included) among `buckets`: the
+/// piece counts 2..=32 in runs of `ceil(32 / buckets)` (with 8 buckets: 2-5, 6-9, ..., 30-32).
+#[inline]
+pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
+    let run = 32usize.div_ceil(buckets.max(1));
+    (pieces.saturating_sub(2) / run).min(buckets.saturating_sub(1))
+}
 
 /// The input feature of `piece` on `sq`, seen from `perspective`.
 #[inline]
@@ -58,17 +69,27 @@ pub fn features(board: &Chess, perspective: Color) -> impl Iterator<Item = usize
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
     hidden: usize,
+    buckets: usize,
     /// Feature weights, `INPUTS` rows of `hidden`.
     ft_weights: Vec<i16>,
     ft_bias: Vec<i16>,
-    /// Output weights: the side to move's `hidden`, then the other side's.
+    /// Output weights per bucket: the side to move's `hidden`, then the other side's.
     out_weights: Vec<i16>,
-    out_bias: i32,
+    /// Output bias per bucket.
+    out_bias: Vec<i32>,
 }
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Network(768 -> {} x 2 -> 1)", self.hidden)
+        if self.buckets == 1 {
+            write!(f, "Network(768 -> {} x 2 -> 1)", self.hidden)
+        } else {
+            write!(
+                f,
+                "Network(768 -> {} x 2 -> 1, {} output buckets)",
+                self.hidden, self.buckets
+            )
+        }
     }
 }
 
@@ -79,19 +100,26 @@ impl Network {
         ft_weights: Vec<i16>,
         ft_bias: Vec<i16>,
         out_weights: Vec<i16>,
-        out_bias: i32,
+        out_bias: Vec<i32>,
     ) -> Result<Network, String> {
         if hidden == 0 || hidden > MAX_HIDDEN {
             return Err(format!("hidden size {hidden} is outside 1..={MAX_HIDDEN}"));
         }
+        let buckets = out_bias.len();
+        if buckets == 0 || buckets > MAX_BUCKETS {
+            return Err(format!(
+                "{buckets} output buckets, outside 1..={MAX_BUCKETS}"
+            ));
+        }
         if ft_weights.len() != INPUTS * hidden
             || ft_bias.len() != hidden
-            || out_weights.len() != 2 * hidden
+            || out_weights.len() != 2 * hidden * buckets
         {
             return Err("layer sizes do not match the hidden size".into());
         }
         Ok(Network {
             hidden,
+            buckets,
             ft_weights,
             ft_bias,
             out_weights,
@@ -101,6 +129,10 @@ impl Network {
 
     pub fn hidden(&self) -> usize {
         self.hidden
+    }
+
+    pub fn buckets(&self) -> usize {
+        self.buckets
     }
 
     #[inline]
@@ -123,13 +155,15 @@ impl Network {
         }
     }
 
-    /// The output for the side to move's accumulator `us` and the other's `them`, in
-    /// centipawns from the side to move's view.
+    /// The output for the side to move's accumulator `us` and the other's `them` on `board`
+    /// (which picks the output bucket), in centipawns from the side to move's view.
     #[inline]
-    fn output(&self, us: &[i16], them: &[i16]) -> i32 {
+    fn output(&self, board: &Chess, us: &[i16], them: &[i16]) -> i32 {
         let h = self.hidden;
-        let sum = screlu_dot(us, &self.out_weights[..h]) + screlu_dot(them, &self.out_weights[h..]);
-        let raw = sum / QA + self.out_bias;
+        let bucket = output_bucket(board.board().occupied().count(), self.buckets);
+        let w = &self.out_weights[bucket * 2 * h..(bucket + 1) * 2 * h];
+        let sum = screlu_dot(us, &w[..h]) + screlu_dot(them, &w[h..]);
+        let raw = sum / QA + self.out_bias[bucket];
         (i64::from(raw) * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 
@@ -139,8 +173,8 @@ impl Network {
         self.refresh(board, &mut acc);
         let (white, black) = acc.split_at(self.hidden);
         match board.turn() {
-            Color::White => self.output(white, black),
-            Color::Black => self.output(black, white),
+            Color::White => self.output(board, white, black),
+            Color::Black => self.output(board, black, white),
         }
     }
 }
@@ -312,9 +346,10 @@ impl AccumulatorStack {
         }
         let acc = self.slot(top);
         let (white, black) = acc.split_at(h);
+        let board = pos.board_at(top);
         match pos.turn() {
-            Color::White => net.output(white, black),
-            Color::Black => net.output(black, white),
+            Color::White => net.output(board, white, black),
+            Color::Black => net.output(board, black, white),
         }
     }
 }
@@ -342,9 +377,16 @@ fn apply_difference(net: &Network, before: &Chess, after: &Chess, acc: &mut [i16
     }
 }
 
-/// A network of small random weights, for tests (deterministic from `seed`).
+/// A network of small random weights with one output bucket, for tests (deterministic from
+/// `seed`).
 #[cfg(test)]
 pub(crate) fn random_network(hidden: usize, seed: u64) -> Network {
+    random_network_with_buckets(hidden, 1, seed)
+}
+
+/// As [`random_network`], with `buckets` output buckets.
+#[cfg(test)]
+pub(crate) fn random_network_with_buckets(hidden: usize, buckets: usize, seed: u64) -> Network {
     let mut x = seed | 1;
     let mut next = |range: i32| {
         x ^= x << 13;
@@ -354,8 +396,8 @@ pub(crate) fn random_network(hidden: usize, seed: u64) -> Network {
     };
     let ft_weights = (0..INPUTS * hidden).map(|_| next(300)).collect();
     let ft_bias = (0..hidden).map(|_| next(200)).collect();
-    let out_weights = (0..2 * hidden).map(|_| next(120)).collect();
-    let out_bias = i32::from(next(500));
+    let out_weights = (0..2 * hidden * buckets).map(|_| next(120)).collect();
+    let out_bias = (0..buckets).map(|_| i32::from(next(500))).collect();
     #[allow(clippy::unwrap_used)]
     Network::from_parts(hidden, ft_weights, ft_bias, out_weights, out_bias).unwrap()
 }
@@ -384,8 +426,24 @@ mod tests {
     }
 
     #[test]
+    fn output_buckets_split_the_piece_counts_evenly() {
+        assert_eq!(output_bucket(32, 1), 0);
+        assert_eq!(output_bucket(2, 1), 0);
+        let eight: Vec<usize> = (2..=32).map(|n| output_bucket(n, 8)).collect();
+        assert_eq!(&eight[..4], &[0, 0, 0, 0]);
+        assert_eq!(eight[4], 1);
+        assert_eq!(*eight.last().unwrap(), 7);
+        assert!(eight.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1));
+        for b in 1..=MAX_BUCKETS {
+            assert_eq!(output_bucket(32, b), b - 1, "{b} buckets");
+            assert_eq!(output_bucket(2, b), 0);
+        }
+    }
+
+    #[test]
     fn incremental_accumulators_equal_a_refresh_along_random_walks() {
-        let net = random_network(32, 7);
+        // Eight output buckets: the bucket follows the board as pieces come off.
+        let net = random_network_with_buckets(32, 8, 7);
         let mut stack = AccumulatorStack::default();
         let mut rng = 0x2545_f491_4f6c_dd1du64;
         let mut checked = 0;
@@ -422,7 +480,7 @@ mod tests {
 
     #[test]
     fn a_position_and_its_colour_flipped_mirror_evaluate_the_same() {
-        let net = random_network(16, 3);
+        let net = random_network_with_buckets(16, 8, 3);
         let mut compared = 0;
         for (fen, mode) in suite_positions().into_iter().take(60) {
             let pos = Position::from_fen(&fen, mode).unwrap();

@@ -36,7 +36,7 @@ const USAGE: &str = "usage:
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB]
                       [--net <default>|FILE|hce] [--quiet]
   shears-tune datagen --stats DIR
-  shears-tune nnue --data DIR[,DIR...] --out DIR [--hidden 128] [--epochs 10] [--batch 16384]
+  shears-tune nnue --data DIR[,DIR...] --out DIR [--hidden 128] [--buckets 1] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--quiet]
   shears-tune eval-scale --data DIR[,DIR...] [--net nets/default.nnue] [--limit N]
@@ -141,6 +141,7 @@ fn main() {
                 data,
                 out: args.path("--out")?,
                 hidden: args.num("--hidden", 128)?,
+                buckets: args.num("--buckets", 1)?,
                 epochs: args.num("--epochs", 10)?,
                 batch: args.num("--batch", 16384)?,
                 lr: args.num("--lr", 0.001)?,

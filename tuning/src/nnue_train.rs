@@ -179,15 +179,18 @@ type Backward<'a> = (&'a mut [f32], &'a dyn Fn(f32) -> f32);
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
     pub hidden: usize,
-    /// `INPUTS` rows of `hidden`, then `hidden` biases, then `2 * hidden` output weights, then
-    /// the output bias: one flat vector, so the optimiser treats every weight alike.
+    /// Output buckets, chosen by the number of pieces (`nnue::output_bucket`).
+    pub buckets: usize,
+    /// `INPUTS` rows of `hidden`, then `hidden` biases, then `2 * hidden` output weights per
+    /// bucket, then the output bias per bucket: one flat vector, so the optimiser treats every
+    /// weight alike.
     pub w: Vec<f32>,
 }
 
 impl Model {
-    pub fn new(hidden: usize, seed: u64) -> Model {
+    pub fn new(hidden: usize, buckets: usize, seed: u64) -> Model {
         let mut rng = StdRng::seed_from_u64(seed);
-        let n = Self::len(hidden);
+        let n = Self::len(hidden, buckets);
         let mut w = vec![0.0f32; n];
         let ft = 1.0 / (MAX_FEATURES as f32).sqrt();
         let out = 1.0 / ((2 * hidden) as f32).sqrt();
@@ -196,17 +199,17 @@ impl Model {
                 rng.random_range(-ft..ft)
             } else if i < (INPUTS + 1) * hidden {
                 0.0
-            } else if i < (INPUTS + 3) * hidden {
+            } else if i < (INPUTS + 1 + 2 * buckets) * hidden {
                 rng.random_range(-out..out)
             } else {
                 0.0
             };
         }
-        Model { hidden, w }
+        Model { hidden, buckets, w }
     }
 
-    fn len(hidden: usize) -> usize {
-        (INPUTS + 3) * hidden + 1
+    fn len(hidden: usize, buckets: usize) -> usize {
+        (INPUTS + 1 + 2 * buckets) * hidden + buckets
     }
 
     fn ft_bias_at(&self) -> usize {
@@ -218,7 +221,7 @@ impl Model {
     }
 
     fn bias_at(&self) -> usize {
-        (INPUTS + 3) * self.hidden
+        (INPUTS + 1 + 2 * self.buckets) * self.hidden
     }
 
     /// The output (units of `SCALE` centipawns) and, when `grad` is given, adds
@@ -242,8 +245,12 @@ impl Model {
                 *a += w;
             }
         }
-        let out_w = &self.w[self.out_at()..self.out_at() + 2 * h];
-        let mut out = self.w[self.bias_at()];
+        // The pieces on the board: one feature each.
+        let bucket = nnue::output_bucket(n, self.buckets);
+        let out_at = self.out_at() + bucket * 2 * h;
+        let bias_at = self.bias_at() + bucket;
+        let out_w = &self.w[out_at..out_at + 2 * h];
+        let mut out = self.w[bias_at];
         for (a, w) in au.iter().zip(&out_w[..h]) {
             let c = a.clamp(0.0, 1.0);
             out += c * c * w;
@@ -256,7 +263,7 @@ impl Model {
             return out;
         };
         let d = dloss(out);
-        let (ft_at, out_at, bias_at) = (self.ft_bias_at(), self.out_at(), self.bias_at());
+        let ft_at = self.ft_bias_at();
         g[bias_at] += d;
         // Output weights, and the accumulators' gradients in place of their values.
         for side in 0..2 {
@@ -307,11 +314,14 @@ impl Model {
             .iter()
             .map(|&x| q(x, QA))
             .collect();
-        let out_w = self.w[self.out_at()..self.out_at() + 2 * h]
+        let out_w = self.w[self.out_at()..self.bias_at()]
             .iter()
             .map(|&x| q(x, QB))
             .collect();
-        let out_b = (self.w[self.bias_at()] * (QA * QB) as f32).round() as i32;
+        let out_b = self.w[self.bias_at()..]
+            .iter()
+            .map(|&x| (x * (QA * QB) as f32).round() as i32)
+            .collect();
         Network::from_parts(h, ft_w, ft_b, out_w, out_b)
     }
 
@@ -436,6 +446,8 @@ pub struct Config {
     pub data: Vec<PathBuf>,
     pub out: PathBuf,
     pub hidden: usize,
+    /// Output buckets (1 to `nnue::MAX_BUCKETS`).
+    pub buckets: usize,
     pub epochs: usize,
     pub batch: usize,
     pub lr: f32,
@@ -450,12 +462,15 @@ pub struct Config {
     pub progress: bool,
 }
 
-const CHECKPOINT_MAGIC: &[u8; 8] = b"SHCKPT01";
+/// Version 2 adds the output buckets to the header (version 1: one bucket, still read).
+const CHECKPOINT_MAGIC: &[u8; 8] = b"SHCKPT02";
+const CHECKPOINT_MAGIC_V1: &[u8; 8] = b"SHCKPT01";
 
 fn save_checkpoint(path: &Path, model: &Model, adam: &Adam, epoch: usize) -> Result<(), String> {
-    let mut out = Vec::with_capacity(32 + 12 * model.w.len());
+    let mut out = Vec::with_capacity(40 + 12 * model.w.len());
     out.extend_from_slice(CHECKPOINT_MAGIC);
     out.extend_from_slice(&(model.hidden as u64).to_le_bytes());
+    out.extend_from_slice(&(model.buckets as u64).to_le_bytes());
     out.extend_from_slice(&(epoch as u64).to_le_bytes());
     out.extend_from_slice(&adam.t.to_le_bytes());
     for x in model.w.iter().chain(&adam.m).chain(&adam.v) {
@@ -470,7 +485,12 @@ fn save_checkpoint(path: &Path, model: &Model, adam: &Adam, epoch: usize) -> Res
 fn load_checkpoint(path: &Path) -> Result<(Model, Adam, usize), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let bad = || format!("{}: not a checkpoint of this trainer", path.display());
-    if bytes.len() < 32 || &bytes[..8] != CHECKPOINT_MAGIC {
+    let header = match bytes.get(..8) {
+        Some(m) if m == CHECKPOINT_MAGIC => 40,
+        Some(m) if m == CHECKPOINT_MAGIC_V1 => 32,
+        _ => return Err(bad()),
+    };
+    if bytes.len() < header {
         return Err(bad());
     }
     let u = |i: usize| {
@@ -478,21 +498,23 @@ fn load_checkpoint(path: &Path) -> Result<(Model, Adam, usize), String> {
         b.copy_from_slice(&bytes[i..i + 8]);
         u64::from_le_bytes(b)
     };
-    let (hidden, epoch, t) = (u(8) as usize, u(16) as usize, u(24));
-    if hidden == 0 || hidden > nnue::MAX_HIDDEN {
+    let (hidden, buckets) = (u(8) as usize, if header == 40 { u(16) as usize } else { 1 });
+    let (epoch, t) = (u(header - 16) as usize, u(header - 8));
+    if hidden == 0 || hidden > nnue::MAX_HIDDEN || buckets == 0 || buckets > nnue::MAX_BUCKETS {
         return Err(bad());
     }
-    let n = Model::len(hidden);
-    if bytes.len() != 32 + 12 * n {
+    let n = Model::len(hidden, buckets);
+    if bytes.len() != header + 12 * n {
         return Err(bad());
     }
-    let floats: Vec<f32> = bytes[32..]
+    let floats: Vec<f32> = bytes[header..]
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
     Ok((
         Model {
             hidden,
+            buckets,
             w: floats[..n].to_vec(),
         },
         Adam {
@@ -505,6 +527,13 @@ fn load_checkpoint(path: &Path) -> Result<(Model, Adam, usize), String> {
 }
 
 pub fn run(cfg: &Config) -> Result<(), String> {
+    if cfg.buckets == 0 || cfg.buckets > nnue::MAX_BUCKETS {
+        return Err(format!(
+            "--buckets {}: between 1 and {}",
+            cfg.buckets,
+            nnue::MAX_BUCKETS
+        ));
+    }
     std::fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     let t0 = Instant::now();
     let (mut train, valid) = load(&cfg.data, cfg.limit)?;
@@ -512,27 +541,30 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         return Err("no training positions".into());
     }
     eprintln!(
-        "nnue: {} training and {} validation positions loaded in {:.1} s; 768 -> {} x 2 -> 1",
+        "nnue: {} training and {} validation positions loaded in {:.1} s; 768 -> {} x 2 -> 1, {} output bucket(s)",
         train.len(),
         valid.len(),
         t0.elapsed().as_secs_f64(),
-        cfg.hidden
+        cfg.hidden,
+        cfg.buckets
     );
     let checkpoint = cfg.out.join("checkpoint.bin");
     let (mut model, mut adam, start_epoch) = if checkpoint.exists() {
         let (m, a, e) = load_checkpoint(&checkpoint)?;
-        if m.hidden != cfg.hidden {
+        if (m.hidden, m.buckets) != (cfg.hidden, cfg.buckets) {
             return Err(format!(
-                "{} holds a net of H={}, not {}",
+                "{} holds a net of H={} with {} output bucket(s), not H={} with {}",
                 checkpoint.display(),
                 m.hidden,
-                cfg.hidden
+                m.buckets,
+                cfg.hidden,
+                cfg.buckets
             ));
         }
         eprintln!("nnue: resuming after epoch {e}");
         (m, a, e)
     } else {
-        let m = Model::new(cfg.hidden, cfg.seed);
+        let m = Model::new(cfg.hidden, cfg.buckets, cfg.seed);
         let n = m.w.len();
         (m, Adam::new(n), 0)
     };
@@ -708,11 +740,16 @@ mod tests {
     #[test]
     fn training_lowers_the_loss_on_synthetic_data() {
         let data = synthetic(3000, 1);
-        let mut model = Model::new(16, 2);
-        let before = loss(&model, &data, 0.3, 2);
-        train_for(&mut model, &data, 30);
-        let after = loss(&model, &data, 0.3, 2);
-        assert!(after < before * 0.5, "loss {before} -> {after}");
+        for buckets in [1, 4] {
+            let mut model = Model::new(16, buckets, 2);
+            let before = loss(&model, &data, 0.3, 2);
+            train_for(&mut model, &data, 30);
+            let after = loss(&model, &data, 0.3, 2);
+            assert!(
+                after < before * 0.5,
+                "{buckets} buckets: loss {before} -> {after}"
+            );
+        }
     }
 
     /// The features of a sample as sets (order aside).
@@ -761,12 +798,14 @@ mod tests {
 
     #[test]
     fn gradients_match_finite_differences() {
+        // 26 pieces: with 8 output buckets, bucket 6 (26-29 pieces).
         let s = sample(
-            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+            "r1bqk2r/pp3ppp/2n2n2/4p3/2B5/5N2/PP3PPP/RNBQK2R w KQkq - 0 8",
             35,
             viriformat::DRAW,
         );
-        let mut model = Model::new(8, 3);
+        assert_eq!(nnue::output_bucket(usize::from(s.count), 8), 6);
+        let mut model = Model::new(8, 8, 3);
         // Put some accumulators inside (0, 1), where SCReLU has a gradient.
         for j in 0..8 {
             let at = model.ft_bias_at() + j;
@@ -776,13 +815,17 @@ mod tests {
         let mut acc = vec![0.0; 16];
         let one = |_: f32| 1.0f32;
         model.forward_backward(&s, &mut acc, Some((&mut g, &one)));
+        let bucket_at = model.out_at() + 6 * 16;
         let probe = [
             usize::from(s.us[0]) * 8 + 1,
             usize::from(s.them[3]) * 8 + 5,
             model.ft_bias_at() + 2,
+            bucket_at + 4,
+            bucket_at + 8 + 6,
+            model.bias_at() + 6,
+            // Another bucket's weight and bias: no gradient from this position.
             model.out_at() + 4,
-            model.out_at() + 8 + 6,
-            model.bias_at(),
+            model.bias_at() + 3,
         ];
         for &i in &probe {
             let eps = 1e-3;
@@ -804,7 +847,8 @@ mod tests {
     #[test]
     fn the_quantised_net_matches_the_float_net() {
         let data = synthetic(2000, 5);
-        let mut model = Model::new(32, 6);
+        // Eight output buckets, and positions of 32 down to 3 pieces.
+        let mut model = Model::new(32, 8, 6);
         train_for(&mut model, &data, 5);
         let net = Network::from_bytes(&model.quantise().unwrap().to_bytes()).unwrap();
         let fens = [
@@ -833,13 +877,25 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("shears-nnue-ckpt-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("checkpoint.bin");
-        let model = Model::new(8, 9);
+        let model = Model::new(8, 4, 9);
         let mut adam = Adam::new(model.w.len());
         adam.t = 17;
         adam.m[3] = 0.25;
         save_checkpoint(&path, &model, &adam, 4).unwrap();
         let (m, a, e) = load_checkpoint(&path).unwrap();
         assert_eq!((m, a, e), (model, adam, 4));
+        // A checkpoint of the first version (no bucket count: one bucket) still resumes.
+        let old = Model::new(8, 1, 9);
+        let mut v1 = b"SHCKPT01".to_vec();
+        for x in [8u64, 3, 17] {
+            v1.extend_from_slice(&x.to_le_bytes());
+        }
+        for x in old.w.iter().chain(&vec![0.0f32; 2 * old.w.len()]) {
+            v1.extend_from_slice(&x.to_le_bytes());
+        }
+        std::fs::write(&path, &v1).unwrap();
+        let (m, a, e) = load_checkpoint(&path).unwrap();
+        assert_eq!((m, a.t, e), (old, 17, 3));
         std::fs::write(&path, b"SHCKPT01 but short").unwrap();
         assert!(load_checkpoint(&path).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
