@@ -1,5 +1,5 @@
-//! `shears-tune nnue`: trains the engine's network, `(768 -> H) x 2 -> 1` with SCReLU, on the
-//! CPU with every core, from viriformat self-play games.
+//! `shears-tune nnue`: trains the engine's network, `(768 -> H) x 2 -> B` with SCReLU and B
+//! output buckets by piece count, on the CPU with every core, from viriformat self-play games.
 //!
 //! - Loss: squared error in sigmoid space, `(sigmoid(out) - target)^2`, where the network's
 //!   output `out` is in units of `SCALE` (400) centipawns and the target blends the game
