@@ -182,10 +182,17 @@ mod tests {
         let bytes = net.to_bytes();
         assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
         assert_eq!(net.buckets(), 8);
-        // Declaring more buckets than the engine runs: refused.
-        let mut bad = bytes.clone();
-        bad[16] = 9;
-        assert!(Network::from_bytes(&bad).is_err());
+        // Declaring no buckets, or more than the engine runs, with a valid checksum: refused
+        // by the architecture check (not by the checksum or a short read).
+        for declared in [0u8, 9] {
+            let mut bad = bytes.clone();
+            bad[16] = declared;
+            let body = bad.len() - 8;
+            let sum = fnv1a(&bad[..body]);
+            bad[body..].copy_from_slice(&sum.to_le_bytes());
+            let err = Network::from_bytes(&bad).unwrap_err();
+            assert!(err.contains("output buckets"), "{declared}: {err}");
+        }
     }
 
     #[test]
