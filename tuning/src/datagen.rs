@@ -87,7 +87,7 @@ pub fn adjudication() -> Adjudication {
 /// ends on the way.
 pub fn random_opening(start: &str, plies: u32, rng: &mut StdRng) -> Option<String> {
     let n = plies + rng.random_range(0..2u32);
-    crate::texel_data::random_walk(start, n, rng)
+    crate::openings::random_walk(start, n, rng)
 }
 
 /// A played game in viriformat: its start, each move with the mover's score turned to

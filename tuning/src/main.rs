@@ -5,17 +5,15 @@
 //! - `shears-tune nnue ...`: trains the evaluation network on such games.
 //! - `shears-tune verify ...`: plays tuned values against the defaults, Elo with error bars.
 //! - `shears-tune eval-scale ...`: compares the scale of a net's evaluation with the hand-written one.
-//! - `shears-tune texel-data ...`: self-play positions labelled with results (text, for `texel`).
-//! - `shears-tune texel ...`: fits the evaluation weights to such positions.
+//! - `shears-tune wdl-fit ...`: fits the win/draw/loss model of `UCI_ShowWDL` to games.
 
 mod datagen;
 mod eval_scale;
 mod nnue_data;
 mod nnue_train;
+mod openings;
 mod plot;
 mod spsa;
-mod texel;
-mod texel_data;
 mod tune;
 mod verify;
 mod viriformat;
@@ -40,9 +38,7 @@ const USAGE: &str = "usage:
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--quiet]
   shears-tune eval-scale --data DIR[,DIR...] [--net nets/default.nnue] [--limit N]
-  shears-tune wdl-fit --data DIR[,DIR...] [--out src/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]
-  shears-tune texel-data --book FILE --out FILE [--games N] [--nodes N] [--threads N] [--random-plies N] [--seed N]
-  shears-tune texel --data FILE[,FILE...] --out src/eval_weights.rs [--epochs N] [--lr X] [--lambda X] [--threads N] [--limit N] [--reg X]";
+  shears-tune wdl-fit --data DIR[,DIR...] [--out src/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]";
 
 /// `--name value` pairs after the subcommand.
 struct Args(Vec<String>);
@@ -174,17 +170,6 @@ fn main() {
                 iterations: args.num("--iterations", 2000)?,
             })
         })(),
-        "texel-data" => (|| {
-            texel_data::run(&texel_data::Config {
-                games: args.num("--games", 1000)?,
-                nodes: args.num("--nodes", 5000)?,
-                threads: args.num("--threads", 1)?,
-                book: args.path("--book")?,
-                out: args.path("--out")?,
-                random_plies: args.num("--random-plies", 2)?,
-                seed: args.num("--seed", 1)?,
-            })
-        })(),
         "spsa" => (|| {
             let runner = match args.get("--runner").unwrap_or("inprocess") {
                 "inprocess" => tune::Runner::InProcess,
@@ -245,19 +230,6 @@ fn main() {
                 None => csv.with_file_name("plot.png"),
             };
             tune::replot(&csv, &out)
-        })(),
-        "texel" => (|| {
-            let data = args.paths("--data")?;
-            texel::run(&texel::Config {
-                data,
-                out: args.path("--out")?,
-                epochs: args.num("--epochs", 1000)?,
-                lr: args.num("--lr", 1.0)?,
-                lambda: args.num("--lambda", 0.5)?,
-                threads: args.num("--threads", 2)?,
-                limit: args.num("--limit", usize::MAX)?,
-                reg: args.num("--reg", 0.0)?,
-            })
         })(),
         _ => Err(format!("unknown command '{cmd}'\n{USAGE}")),
     };

@@ -700,7 +700,7 @@ mod tests {
         while out.len() < n {
             let plies = rng.random_range(4..40);
             let Some(fen) =
-                crate::texel_data::random_walk(shears::position::START_FEN, plies, &mut rng)
+                crate::openings::random_walk(shears::position::START_FEN, plies, &mut rng)
             else {
                 continue;
             };

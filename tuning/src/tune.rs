@@ -19,9 +19,9 @@ use shears::Engine;
 use shears::params::{DEFAULT_R_END, PARAM_SPECS, ParamSpec, Params};
 use shears::selfplay::{Adjudication, Outcome, TimeControl, play_game, read_book};
 
+use crate::openings::random_start;
 use crate::plot;
 use crate::spsa::{Probe, Schedule, Spsa};
-use crate::texel_data::random_start;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Runner {

@@ -15,7 +15,7 @@ use shears::Engine;
 use shears::params::{ParamSpec, Params};
 use shears::selfplay::{Adjudication, Outcome, Termination, TimeControl, play_game, read_book};
 
-use crate::texel_data::random_start;
+use crate::openings::random_start;
 
 /// Counts of game pairs by the first side's points in the pair: 0, 0.5, 1, 1.5, 2.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
