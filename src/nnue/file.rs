@@ -1,26 +1,28 @@
-//! Net files: a 32-byte header (magic, format version, architecture), the quantised layers as
+//! Net files: a header (magic, format version, architecture), the quantised layers as
 //! little-endian i16, and an FNV-1a checksum of everything before it.
 //!
 //! ```text
 //! 0  "SHNN"          magic
-//! 4  u32 version     FORMAT_VERSION
+//! 4  u32 version     1 or 2
 //! 8  u32 inputs      768
 //! 12 u32 hidden      H
 //! 16 u32 outputs     B, output buckets (1..=8; by the number of pieces, `output_bucket`)
 //! 20 u32 qa, qb      255, 64
 //! 28 u32 scale       400
-//! 32 i16 x 768*H     feature weights, feature-major
+//! 32 u32 layout      version 2 only: the input layout (`Layout::code`); version 1 is Plain
+//! ..  i16 x 768*H    feature weights, feature-major
 //!    i16 x H         feature biases
 //!    i16 x B*2H      output weights per bucket (side to move, then the other side)
 //!    i32 x B         output bias per bucket
 //!    u64             FNV-1a of every byte above
 //! ```
 
-use super::{INPUTS, MAX_BUCKETS, MAX_HIDDEN, Network, QA, QB, SCALE};
+use super::{INPUTS, Layout, MAX_BUCKETS, MAX_HIDDEN, Network, QA, QB, SCALE};
 
 const MAGIC: &[u8; 4] = b"SHNN";
-const FORMAT_VERSION: u32 = 1;
-const HEADER_BYTES: usize = 32;
+/// Plain-layout nets are written as version 1 (so such files stay byte for byte what they
+/// were); other layouts as version 2, whose header adds the layout.
+const FORMAT_VERSIONS: [u32; 2] = [1, 2];
 
 fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -69,9 +71,9 @@ impl Network {
             return Err("not a Shears net file (bad magic)".into());
         }
         let version = r.u32()?;
-        if version != FORMAT_VERSION {
+        if !FORMAT_VERSIONS.contains(&version) {
             return Err(format!(
-                "net format version {version}, this engine reads {FORMAT_VERSION}"
+                "net format version {version}, this engine reads {FORMAT_VERSIONS:?}"
             ));
         }
         let (inputs, hidden, buckets) = (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
@@ -89,7 +91,12 @@ impl Network {
                 "quantisation {qa}/{qb}/{scale}, this engine uses {QA}/{QB}/{SCALE}"
             ));
         }
-        debug_assert_eq!(r.at, HEADER_BYTES);
+        let layout = if version == 1 {
+            Layout::Plain
+        } else {
+            let code = r.u32()?;
+            Layout::from_code(code).ok_or_else(|| format!("unknown input layout {code}"))?
+        };
         let ft_weights = r.i16s(INPUTS * hidden)?;
         let ft_bias = r.i16s(hidden)?;
         let out_weights = r.i16s(2 * hidden * buckets)?;
@@ -114,17 +121,18 @@ impl Network {
         if out_weights.iter().any(|w| w.unsigned_abs() > 127) {
             return Err("output weights beyond +-127 (not clipped when trained)".into());
         }
-        Network::from_parts(hidden, ft_weights, ft_bias, out_weights, out_bias)
+        Network::from_parts(hidden, layout, ft_weights, ft_bias, out_weights, out_bias)
     }
 
     /// The net as a file.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(
-            HEADER_BYTES + 2 * (INPUTS + 1 + 2 * self.buckets) * self.hidden + 4 * self.buckets + 8,
+            36 + 2 * (INPUTS + 1 + 2 * self.buckets) * self.hidden + 4 * self.buckets + 8,
         );
         out.extend_from_slice(MAGIC);
+        let plain = self.layout == Layout::Plain;
         for v in [
-            FORMAT_VERSION,
+            if plain { 1 } else { 2 },
             INPUTS as u32,
             self.hidden as u32,
             self.buckets as u32,
@@ -133,6 +141,9 @@ impl Network {
             SCALE as u32,
         ] {
             out.extend_from_slice(&v.to_le_bytes());
+        }
+        if !plain {
+            out.extend_from_slice(&self.layout.code().to_le_bytes());
         }
         for w in self
             .ft_weights
@@ -178,7 +189,7 @@ mod tests {
 
     #[test]
     fn a_net_with_output_buckets_round_trips() {
-        let net = super::super::random_network_with_buckets(24, 8, 5);
+        let net = super::super::random_network_with(24, 8, Layout::Plain, 5);
         let bytes = net.to_bytes();
         assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
         assert_eq!(net.buckets(), 8);
@@ -193,6 +204,26 @@ mod tests {
             let err = Network::from_bytes(&bad).unwrap_err();
             assert!(err.contains("output buckets"), "{declared}: {err}");
         }
+    }
+
+    #[test]
+    fn a_mirrored_net_round_trips_as_version_2() {
+        let net = super::super::random_network_with(24, 2, Layout::Mirrored, 6);
+        let bytes = net.to_bytes();
+        assert_eq!(bytes[4], 2);
+        let back = Network::from_bytes(&bytes).unwrap();
+        assert_eq!(back.layout(), Layout::Mirrored);
+        assert_eq!(back, net);
+        // A layout this engine does not know, with a valid checksum: refused.
+        let mut bad = bytes.clone();
+        bad[32] = 7;
+        let body = bad.len() - 8;
+        let sum = fnv1a(&bad[..body]);
+        bad[body..].copy_from_slice(&sum.to_le_bytes());
+        let err = Network::from_bytes(&bad).unwrap_err();
+        assert!(err.contains("layout"), "{err}");
+        // Version 1 never carries a layout: a plain net is written as it always was.
+        assert_eq!(random_network(24, 6).to_bytes()[4], 1);
     }
 
     #[test]

@@ -10,6 +10,12 @@
 //! of `QA * QB`, times `SCALE` (400) centipawns per unit. The trainer (`shears-tune nnue`)
 //! clips float weights to `[-WEIGHT_CLIP, WEIGHT_CLIP]` so every product below stays in range.
 //!
+//! Input layouts ([`Layout`]): `Plain` is the above; `Mirrored` also flips each view left to
+//! right (files a and h swapped) when the viewer's king stands on files e-h, so every view
+//! sees its own king on files a-d and the net's first layer learns one half of the board's
+//! king positions instead of two. A perspective whose king crosses between files d and e is
+//! refreshed from scratch.
+//!
 //! The accumulators of the search are updated lazily ([`AccumulatorStack`]): the one of a
 //! ply is computed when that ply is evaluated, from the nearest ancestor that is up to date,
 //! by the pieces that differ between the two boards (a move, a capture, a promotion, castling,
@@ -38,6 +44,43 @@ pub const MAX_HIDDEN: usize = 4096;
 /// Output buckets a net file may declare.
 pub const MAX_BUCKETS: usize = 8;
 
+/// How a perspective's features are laid out (a net file says which its net was trained on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Piece, relative colour and square (mirrored vertically for Black).
+    Plain,
+    /// As `Plain`, flipped left to right when the viewer's king is on files e-h.
+    Mirrored,
+}
+
+impl Layout {
+    /// The layout's number in net files.
+    pub fn code(self) -> u32 {
+        match self {
+            Layout::Plain => 0,
+            Layout::Mirrored => 1,
+        }
+    }
+
+    pub fn from_code(code: u32) -> Option<Layout> {
+        match code {
+            0 => Some(Layout::Plain),
+            1 => Some(Layout::Mirrored),
+            _ => None,
+        }
+    }
+
+    /// Whether `perspective`'s view of `board` is flipped left to right.
+    #[inline]
+    pub fn flip(self, board: &Chess, perspective: Color) -> bool {
+        self == Layout::Mirrored
+            && board
+                .board()
+                .king_of(perspective)
+                .is_some_and(|k| k.file() >= shakmaty::File::E)
+    }
+}
+
 /// The output bucket of a board with `pieces` pieces (kings included) among `buckets`: the
 /// piece counts 2..=32 in runs of `ceil(32 / buckets)` (with 8 buckets: 2-5, 6-9, ..., 30-32).
 #[inline]
@@ -46,23 +89,30 @@ pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
     (pieces.saturating_sub(2) / run).min(buckets.saturating_sub(1))
 }
 
-/// The input feature of `piece` on `sq`, seen from `perspective`.
+/// The input feature of `piece` on `sq`, seen from `perspective`, flipped left to right when
+/// `flip` ([`Layout::flip`]).
 #[inline]
-pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
+pub fn feature(perspective: Color, flip: bool, piece: Piece, sq: Square) -> usize {
     let theirs = usize::from(piece.color != perspective);
-    let sq = match perspective {
-        Color::White => sq as usize,
-        Color::Black => sq as usize ^ 56,
+    let vertical = match perspective {
+        Color::White => 0,
+        Color::Black => 56,
     };
+    let sq = sq as usize ^ vertical ^ if flip { 7 } else { 0 };
     theirs * 384 + (piece.role as usize - 1) * 64 + sq
 }
 
-/// Every active feature of `board` from `perspective`, for trainers.
-pub fn features(board: &Chess, perspective: Color) -> impl Iterator<Item = usize> + '_ {
+/// Every active feature of `board` from `perspective` in `layout`, for trainers.
+pub fn features(
+    board: &Chess,
+    perspective: Color,
+    layout: Layout,
+) -> impl Iterator<Item = usize> + '_ {
     let b = board.board();
+    let flip = layout.flip(board, perspective);
     b.occupied()
         .into_iter()
-        .filter_map(move |sq| b.piece_at(sq).map(|p| feature(perspective, p, sq)))
+        .filter_map(move |sq| b.piece_at(sq).map(|p| feature(perspective, flip, p, sq)))
 }
 
 /// A quantised network.
@@ -70,6 +120,7 @@ pub fn features(board: &Chess, perspective: Color) -> impl Iterator<Item = usize
 pub struct Network {
     hidden: usize,
     buckets: usize,
+    layout: Layout,
     /// Feature weights, `INPUTS` rows of `hidden`.
     ft_weights: Vec<i16>,
     ft_bias: Vec<i16>,
@@ -81,15 +132,11 @@ pub struct Network {
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.buckets == 1 {
-            write!(f, "Network(768 -> {} x 2 -> 1)", self.hidden)
-        } else {
-            write!(
-                f,
-                "Network(768 -> {} x 2 -> 1, {} output buckets)",
-                self.hidden, self.buckets
-            )
-        }
+        write!(
+            f,
+            "Network(768 -> {} x 2 -> 1, {} output bucket(s), {:?} inputs)",
+            self.hidden, self.buckets, self.layout
+        )
     }
 }
 
@@ -97,6 +144,7 @@ impl Network {
     /// A network from quantised parts; an error when the sizes do not fit together.
     pub fn from_parts(
         hidden: usize,
+        layout: Layout,
         ft_weights: Vec<i16>,
         ft_bias: Vec<i16>,
         out_weights: Vec<i16>,
@@ -120,6 +168,7 @@ impl Network {
         Ok(Network {
             hidden,
             buckets,
+            layout,
             ft_weights,
             ft_bias,
             out_weights,
@@ -135,6 +184,10 @@ impl Network {
         self.buckets
     }
 
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
     #[inline]
     fn row(&self, f: usize) -> &[i16] {
         &self.ft_weights[f * self.hidden..(f + 1) * self.hidden]
@@ -142,15 +195,19 @@ impl Network {
 
     /// Both accumulators of `board` from scratch: `out[..H]` White's view, `out[H..]` Black's.
     fn refresh(&self, board: &Chess, out: &mut [i16]) {
-        let h = self.hidden;
-        let (white, black) = out.split_at_mut(h);
-        white.copy_from_slice(&self.ft_bias);
-        black.copy_from_slice(&self.ft_bias);
+        let (white, black) = out.split_at_mut(self.hidden);
+        self.refresh_view(board, Color::White, white);
+        self.refresh_view(board, Color::Black, black);
+    }
+
+    /// `perspective`'s accumulator of `board` from scratch.
+    fn refresh_view(&self, board: &Chess, perspective: Color, out: &mut [i16]) {
+        out.copy_from_slice(&self.ft_bias);
+        let flip = self.layout.flip(board, perspective);
         let b = board.board();
         for sq in b.occupied() {
             if let Some(p) = b.piece_at(sq) {
-                add(white, self.row(feature(Color::White, p, sq)));
-                add(black, self.row(feature(Color::Black, p, sq)));
+                add(out, self.row(feature(perspective, flip, p, sq)));
             }
         }
     }
@@ -355,24 +412,30 @@ impl AccumulatorStack {
 }
 
 /// Updates `acc` (both views) from the board `before` to the board `after` by the pieces that
-/// left or arrived on each square.
+/// left or arrived on each square; a view whose flip changed (its king crossed between files d
+/// and e under [`Layout::Mirrored`]) is refreshed instead.
 fn apply_difference(net: &Network, before: &Chess, after: &Chess, acc: &mut [i16]) {
     let h = net.hidden();
     let (white, black) = acc.split_at_mut(h);
-    let (b0, b1) = (before.board(), after.board());
-    for piece in PIECES {
-        let old = b0.by_piece(piece);
-        let new = b1.by_piece(piece);
-        if old == new {
+    for (perspective, view) in [(Color::White, white), (Color::Black, black)] {
+        let flip = net.layout.flip(after, perspective);
+        if flip != net.layout.flip(before, perspective) {
+            net.refresh_view(after, perspective, view);
             continue;
         }
-        for sq in old & !new {
-            sub(white, net.row(feature(Color::White, piece, sq)));
-            sub(black, net.row(feature(Color::Black, piece, sq)));
-        }
-        for sq in new & !old {
-            add(white, net.row(feature(Color::White, piece, sq)));
-            add(black, net.row(feature(Color::Black, piece, sq)));
+        let (b0, b1) = (before.board(), after.board());
+        for piece in PIECES {
+            let old = b0.by_piece(piece);
+            let new = b1.by_piece(piece);
+            if old == new {
+                continue;
+            }
+            for sq in old & !new {
+                sub(view, net.row(feature(perspective, flip, piece, sq)));
+            }
+            for sq in new & !old {
+                add(view, net.row(feature(perspective, flip, piece, sq)));
+            }
         }
     }
 }
@@ -381,12 +444,17 @@ fn apply_difference(net: &Network, before: &Chess, after: &Chess, acc: &mut [i16
 /// `seed`).
 #[cfg(test)]
 pub(crate) fn random_network(hidden: usize, seed: u64) -> Network {
-    random_network_with_buckets(hidden, 1, seed)
+    random_network_with(hidden, 1, Layout::Plain, seed)
 }
 
-/// As [`random_network`], with `buckets` output buckets.
+/// As [`random_network`], with `buckets` output buckets and the input `layout`.
 #[cfg(test)]
-pub(crate) fn random_network_with_buckets(hidden: usize, buckets: usize, seed: u64) -> Network {
+pub(crate) fn random_network_with(
+    hidden: usize,
+    buckets: usize,
+    layout: Layout,
+    seed: u64,
+) -> Network {
     let mut x = seed | 1;
     let mut next = |range: i32| {
         x ^= x << 13;
@@ -399,7 +467,7 @@ pub(crate) fn random_network_with_buckets(hidden: usize, buckets: usize, seed: u
     let out_weights = (0..2 * hidden * buckets).map(|_| next(120)).collect();
     let out_bias = (0..buckets).map(|_| i32::from(next(500))).collect();
     #[allow(clippy::unwrap_used)]
-    Network::from_parts(hidden, ft_weights, ft_bias, out_weights, out_bias).unwrap()
+    Network::from_parts(hidden, layout, ft_weights, ft_bias, out_weights, out_bias).unwrap()
 }
 
 #[cfg(test)]
@@ -442,8 +510,14 @@ mod tests {
 
     #[test]
     fn incremental_accumulators_equal_a_refresh_along_random_walks() {
+        for layout in [Layout::Plain, Layout::Mirrored] {
+            walk_and_compare(layout);
+        }
+    }
+
+    fn walk_and_compare(layout: Layout) {
         // Eight output buckets: the bucket follows the board as pieces come off.
-        let net = random_network_with_buckets(32, 8, 7);
+        let net = random_network_with(32, 8, layout, 7);
         let mut stack = AccumulatorStack::default();
         let mut rng = 0x2545_f491_4f6c_dd1du64;
         let mut checked = 0;
@@ -455,7 +529,7 @@ mod tests {
                 assert_eq!(
                     stack.evaluate(&net, &pos),
                     net.evaluate(pos.board()),
-                    "step {step} of a walk from {fen}: {}",
+                    "{layout:?}: step {step} of a walk from {fen}: {}",
                     pos.fen()
                 );
                 checked += 1;
@@ -480,21 +554,65 @@ mod tests {
 
     #[test]
     fn a_position_and_its_colour_flipped_mirror_evaluate_the_same() {
-        let net = random_network_with_buckets(16, 8, 3);
-        let mut compared = 0;
-        for (fen, mode) in suite_positions().into_iter().take(60) {
-            let pos = Position::from_fen(&fen, mode).unwrap();
-            let board = pos.board().clone();
-            let setup = board.to_setup(shakmaty::EnPassantMode::Always);
-            let mut flipped = setup.clone();
-            flipped.mirror();
-            let Ok(mirror) = <Chess as shakmaty::FromSetup>::from_setup(flipped, mode) else {
+        for layout in [Layout::Plain, Layout::Mirrored] {
+            let net = random_network_with(16, 8, layout, 3);
+            let mut compared = 0;
+            for (fen, mode) in suite_positions().into_iter().take(60) {
+                let pos = Position::from_fen(&fen, mode).unwrap();
+                let board = pos.board().clone();
+                let setup = board.to_setup(shakmaty::EnPassantMode::Always);
+                let mut flipped = setup.clone();
+                flipped.mirror();
+                let Ok(mirror) = <Chess as shakmaty::FromSetup>::from_setup(flipped, mode) else {
+                    continue;
+                };
+                assert_eq!(
+                    net.evaluate(&board),
+                    net.evaluate(&mirror),
+                    "{layout:?} {fen}"
+                );
+                compared += 1;
+            }
+            assert!(compared >= 50, "only {compared} positions mirrored");
+        }
+    }
+
+    /// The board flipped left to right (files a and h swapped), castling rights dropped.
+    fn flip_files(board: &Chess) -> Option<Chess> {
+        let mut setup = board.to_setup(shakmaty::EnPassantMode::Always);
+        setup.board.flip_horizontal();
+        setup.castling_rights = shakmaty::Bitboard::EMPTY;
+        setup.ep_square = setup.ep_square.map(|sq| sq.flip_horizontal());
+        <Chess as shakmaty::FromSetup>::from_setup(setup, CastlingMode::Standard).ok()
+    }
+
+    #[test]
+    fn the_mirrored_layout_sees_a_board_and_its_left_right_mirror_alike() {
+        let mirrored = random_network_with(16, 8, Layout::Mirrored, 9);
+        let plain = random_network_with(16, 8, Layout::Plain, 9);
+        let (mut compared, mut differ) = (0, 0);
+        for (fen, mode) in suite_positions() {
+            let Ok(pos) = Position::from_fen(&fen, mode) else {
                 continue;
             };
-            assert_eq!(net.evaluate(&board), net.evaluate(&mirror), "{fen}");
+            // A flip drops the castling rights (they are not features); compare two flips.
+            let Some(board) = flip_files(pos.board()) else {
+                continue;
+            };
+            let Some(flipped) = flip_files(&board) else {
+                continue;
+            };
+            assert_eq!(
+                mirrored.evaluate(&board),
+                mirrored.evaluate(&flipped),
+                "{fen}"
+            );
+            differ += usize::from(plain.evaluate(&board) != plain.evaluate(&flipped));
             compared += 1;
         }
-        assert!(compared >= 50, "only {compared} positions mirrored");
+        assert!(compared >= 100, "only {compared} positions flipped");
+        // The plain layout has no such symmetry (so the comparison above can fail).
+        assert!(differ * 2 > compared, "{differ} of {compared}");
     }
 
     #[test]
@@ -507,10 +625,29 @@ mod tests {
             color: Color::Black,
             role: Role::King,
         };
-        assert_eq!(feature(Color::White, wp, Square::E2), 12);
-        assert_eq!(feature(Color::Black, wp, Square::E2), 384 + 52);
-        assert_eq!(feature(Color::Black, bk, Square::E8), 5 * 64 + 4);
-        assert_eq!(feature(Color::White, bk, Square::E8), 384 + 5 * 64 + 60);
+        assert_eq!(feature(Color::White, false, wp, Square::E2), 12);
+        assert_eq!(feature(Color::Black, false, wp, Square::E2), 384 + 52);
+        assert_eq!(feature(Color::Black, false, bk, Square::E8), 5 * 64 + 4);
+        assert_eq!(
+            feature(Color::White, false, bk, Square::E8),
+            384 + 5 * 64 + 60
+        );
+        // Flipped left to right: e2 is seen on d2 (and by Black on d7).
+        assert_eq!(feature(Color::White, true, wp, Square::E2), 11);
+        assert_eq!(feature(Color::Black, true, wp, Square::E2), 384 + 51);
+        // The flip follows the viewer's own king.
+        let board: Chess = "4k3/8/8/8/8/8/8/3K4 w - - 0 1"
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        assert!(!Layout::Mirrored.flip(&board, Color::White));
+        assert!(Layout::Mirrored.flip(&board, Color::Black));
+        assert!(!Layout::Plain.flip(&board, Color::Black));
+        for layout in [Layout::Plain, Layout::Mirrored] {
+            assert_eq!(Layout::from_code(layout.code()), Some(layout));
+        }
+        assert_eq!(Layout::from_code(2), None);
     }
 
     #[test]

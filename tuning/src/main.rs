@@ -34,7 +34,7 @@ const USAGE: &str = "usage:
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB]
                       [--net <default>|FILE|hce] [--quiet]
   shears-tune datagen --stats DIR
-  shears-tune nnue --data DIR[,DIR...] --out DIR [--hidden 128] [--buckets 1] [--epochs 10] [--batch 16384]
+  shears-tune nnue --data DIR[,DIR...] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--quiet]
   shears-tune eval-scale --data DIR[,DIR...] [--net nets/default.nnue] [--limit N]
@@ -138,6 +138,11 @@ fn main() {
                 out: args.path("--out")?,
                 hidden: args.num("--hidden", 128)?,
                 buckets: args.num("--buckets", 1)?,
+                layout: match args.get("--inputs").unwrap_or("plain") {
+                    "plain" => shears::nnue::Layout::Plain,
+                    "mirrored" => shears::nnue::Layout::Mirrored,
+                    other => return Err(format!("--inputs: {other}: not plain or mirrored")),
+                },
                 epochs: args.num("--epochs", 10)?,
                 batch: args.num("--batch", 16384)?,
                 lr: args.num("--lr", 0.001)?,

@@ -30,7 +30,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use shakmaty::{Chess, Color, Position as _};
-use shears::nnue::{self, INPUTS, Network, QA, QB, SCALE, WEIGHT_CLIP};
+use shears::nnue::{self, INPUTS, Layout, Network, QA, QB, SCALE, WEIGHT_CLIP};
 
 use crate::nnue_data::skip_reason;
 #[cfg(test)]
@@ -57,7 +57,7 @@ pub struct Sample {
 }
 
 impl Sample {
-    pub fn new(pos: &Chess, white_score: i16, white_result: u8) -> Sample {
+    pub fn new(pos: &Chess, white_score: i16, white_result: u8, layout: Layout) -> Sample {
         let stm = pos.turn();
         let mut s = Sample {
             us: [0; MAX_FEATURES],
@@ -75,8 +75,8 @@ impl Sample {
             },
             no_castling: !pos.castles().any(),
         };
-        for (i, (a, b)) in nnue::features(pos, stm)
-            .zip(nnue::features(pos, !stm))
+        for (i, (a, b)) in nnue::features(pos, stm, layout)
+            .zip(nnue::features(pos, !stm, layout))
             .take(MAX_FEATURES)
             .enumerate()
         {
@@ -144,7 +144,11 @@ fn remirror(samples: &mut [Sample], mirror: Mirror, rng: &mut StdRng) {
 /// Loads the positions of every `.vf` file under the given directories that a trainer keeps
 /// (see `nnue_data::skip_reason`), split into training and validation by game (one in 20,
 /// chosen by a hash of the game: `nnue_data::is_validation`).
-pub fn load(dirs: &[PathBuf], limit: usize) -> Result<(Vec<Sample>, Vec<Sample>), String> {
+pub fn load(
+    dirs: &[PathBuf],
+    limit: usize,
+    layout: Layout,
+) -> Result<(Vec<Sample>, Vec<Sample>), String> {
     let (mut train, mut valid) = (Vec::new(), Vec::new());
     'files: for dir in dirs {
         for path in crate::datagen::data_files(dir)? {
@@ -159,7 +163,7 @@ pub fn load(dirs: &[PathBuf], limit: usize) -> Result<(Vec<Sample>, Vec<Sample>)
                 };
                 for (pos, m, score) in g.positions() {
                     if skip_reason(&pos, &m, score).is_none() {
-                        into.push(Sample::new(&pos, score, g.result));
+                        into.push(Sample::new(&pos, score, g.result, layout));
                     }
                 }
                 if train.len() + valid.len() >= limit {
@@ -181,6 +185,8 @@ pub struct Model {
     pub hidden: usize,
     /// Output buckets, chosen by the number of pieces (`nnue::output_bucket`).
     pub buckets: usize,
+    /// How the features were computed (`nnue::Layout`).
+    pub layout: Layout,
     /// `INPUTS` rows of `hidden`, then `hidden` biases, then `2 * hidden` output weights per
     /// bucket, then the output bias per bucket: one flat vector, so the optimiser treats every
     /// weight alike.
@@ -188,7 +194,7 @@ pub struct Model {
 }
 
 impl Model {
-    pub fn new(hidden: usize, buckets: usize, seed: u64) -> Model {
+    pub fn new(hidden: usize, buckets: usize, layout: Layout, seed: u64) -> Model {
         let mut rng = StdRng::seed_from_u64(seed);
         let n = Self::len(hidden, buckets);
         let mut w = vec![0.0f32; n];
@@ -205,7 +211,12 @@ impl Model {
                 0.0
             };
         }
-        Model { hidden, buckets, w }
+        Model {
+            hidden,
+            buckets,
+            layout,
+            w,
+        }
     }
 
     fn len(hidden: usize, buckets: usize) -> usize {
@@ -322,7 +333,7 @@ impl Model {
             .iter()
             .map(|&x| (x * (QA * QB) as f32).round() as i32)
             .collect();
-        Network::from_parts(h, ft_w, ft_b, out_w, out_b)
+        Network::from_parts(h, self.layout, ft_w, ft_b, out_w, out_b)
     }
 
     fn clip(&mut self) {
@@ -448,6 +459,9 @@ pub struct Config {
     pub hidden: usize,
     /// Output buckets (1 to `nnue::MAX_BUCKETS`).
     pub buckets: usize,
+    /// The input layout; under `Mirrored` the `--mirror` augmentation is off (a position and
+    /// its left-right mirror have the same features there).
+    pub layout: Layout,
     pub epochs: usize,
     pub batch: usize,
     pub lr: f32,
@@ -462,15 +476,18 @@ pub struct Config {
     pub progress: bool,
 }
 
-/// Version 2 adds the output buckets to the header (version 1: one bucket, still read).
-const CHECKPOINT_MAGIC: &[u8; 8] = b"SHCKPT02";
+/// Version 3 adds the input layout to the header, version 2 the output buckets (version 1:
+/// one bucket, plain inputs; every version is still read).
+const CHECKPOINT_MAGIC: &[u8; 8] = b"SHCKPT03";
+const CHECKPOINT_MAGIC_V2: &[u8; 8] = b"SHCKPT02";
 const CHECKPOINT_MAGIC_V1: &[u8; 8] = b"SHCKPT01";
 
 fn save_checkpoint(path: &Path, model: &Model, adam: &Adam, epoch: usize) -> Result<(), String> {
-    let mut out = Vec::with_capacity(40 + 12 * model.w.len());
+    let mut out = Vec::with_capacity(48 + 12 * model.w.len());
     out.extend_from_slice(CHECKPOINT_MAGIC);
     out.extend_from_slice(&(model.hidden as u64).to_le_bytes());
     out.extend_from_slice(&(model.buckets as u64).to_le_bytes());
+    out.extend_from_slice(&u64::from(model.layout.code()).to_le_bytes());
     out.extend_from_slice(&(epoch as u64).to_le_bytes());
     out.extend_from_slice(&adam.t.to_le_bytes());
     for x in model.w.iter().chain(&adam.m).chain(&adam.v) {
@@ -486,7 +503,8 @@ fn load_checkpoint(path: &Path) -> Result<(Model, Adam, usize), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let bad = || format!("{}: not a checkpoint of this trainer", path.display());
     let header = match bytes.get(..8) {
-        Some(m) if m == CHECKPOINT_MAGIC => 40,
+        Some(m) if m == CHECKPOINT_MAGIC => 48,
+        Some(m) if m == CHECKPOINT_MAGIC_V2 => 40,
         Some(m) if m == CHECKPOINT_MAGIC_V1 => 32,
         _ => return Err(bad()),
     };
@@ -498,7 +516,15 @@ fn load_checkpoint(path: &Path) -> Result<(Model, Adam, usize), String> {
         b.copy_from_slice(&bytes[i..i + 8]);
         u64::from_le_bytes(b)
     };
-    let (hidden, buckets) = (u(8) as usize, if header == 40 { u(16) as usize } else { 1 });
+    let (hidden, buckets) = (u(8) as usize, if header >= 40 { u(16) as usize } else { 1 });
+    let layout = if header == 48 {
+        u32::try_from(u(24))
+            .ok()
+            .and_then(Layout::from_code)
+            .ok_or_else(bad)?
+    } else {
+        Layout::Plain
+    };
     let (epoch, t) = (u(header - 16) as usize, u(header - 8));
     if hidden == 0 || hidden > nnue::MAX_HIDDEN || buckets == 0 || buckets > nnue::MAX_BUCKETS {
         return Err(bad());
@@ -515,6 +541,7 @@ fn load_checkpoint(path: &Path) -> Result<(Model, Adam, usize), String> {
         Model {
             hidden,
             buckets,
+            layout,
             w: floats[..n].to_vec(),
         },
         Adam {
@@ -536,35 +563,43 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     }
     std::fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     let t0 = Instant::now();
-    let (mut train, valid) = load(&cfg.data, cfg.limit)?;
+    let (mut train, valid) = load(&cfg.data, cfg.limit, cfg.layout)?;
     if train.is_empty() {
         return Err("no training positions".into());
     }
     eprintln!(
-        "nnue: {} training and {} validation positions loaded in {:.1} s; 768 -> {} x 2 -> 1, {} output bucket(s)",
+        "nnue: {} training and {} validation positions loaded in {:.1} s; 768 -> {} x 2 -> 1, {} output bucket(s), {:?} inputs",
         train.len(),
         valid.len(),
         t0.elapsed().as_secs_f64(),
         cfg.hidden,
-        cfg.buckets
+        cfg.buckets,
+        cfg.layout
     );
+    let mirror = if cfg.layout == Layout::Mirrored {
+        Mirror::Off
+    } else {
+        cfg.mirror
+    };
     let checkpoint = cfg.out.join("checkpoint.bin");
     let (mut model, mut adam, start_epoch) = if checkpoint.exists() {
         let (m, a, e) = load_checkpoint(&checkpoint)?;
-        if (m.hidden, m.buckets) != (cfg.hidden, cfg.buckets) {
+        if (m.hidden, m.buckets, m.layout) != (cfg.hidden, cfg.buckets, cfg.layout) {
             return Err(format!(
-                "{} holds a net of H={} with {} output bucket(s), not H={} with {}",
+                "{} holds a net of H={} with {} output bucket(s) and {:?} inputs, not H={} with {} and {:?}",
                 checkpoint.display(),
                 m.hidden,
                 m.buckets,
+                m.layout,
                 cfg.hidden,
-                cfg.buckets
+                cfg.buckets,
+                cfg.layout
             ));
         }
         eprintln!("nnue: resuming after epoch {e}");
         (m, a, e)
     } else {
-        let m = Model::new(cfg.hidden, cfg.buckets, cfg.seed);
+        let m = Model::new(cfg.hidden, cfg.buckets, cfg.layout, cfg.seed);
         let n = m.w.len();
         (m, Adam::new(n), 0)
     };
@@ -592,7 +627,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     let mut seen = 0u64;
     for epoch in start_epoch + 1..=cfg.epochs {
         train.shuffle(&mut rng);
-        remirror(&mut train, cfg.mirror, &mut rng);
+        remirror(&mut train, mirror, &mut rng);
         let mut epoch_loss = 0.0;
         for (b, batch) in train.chunks(cfg.batch).enumerate() {
             let progress = ((epoch - 1) * batches_per_epoch + b) as f32 / total_batches as f32;
@@ -686,7 +721,7 @@ fn chess(fen: &str) -> Chess {
 /// A sample from a FEN, for tests.
 #[cfg(test)]
 fn sample(fen: &str, white_score: i16, white_result: u8) -> Sample {
-    Sample::new(&chess(fen), white_score, white_result)
+    Sample::new(&chess(fen), white_score, white_result, Layout::Plain)
 }
 
 #[cfg(test)]
@@ -694,7 +729,7 @@ mod tests {
     use super::*;
 
     /// Synthetic positions whose score is their material balance: a net can learn it.
-    fn synthetic(n: usize, seed: u64) -> Vec<Sample> {
+    fn synthetic(n: usize, seed: u64, layout: Layout) -> Vec<Sample> {
         let mut rng = StdRng::seed_from_u64(seed);
         let mut out = Vec::new();
         while out.len() < n {
@@ -721,7 +756,7 @@ mod tests {
             } else {
                 viriformat::DRAW
             };
-            out.push(Sample::new(&pos, score, result));
+            out.push(Sample::new(&pos, score, result, layout));
         }
         out
     }
@@ -739,9 +774,9 @@ mod tests {
 
     #[test]
     fn training_lowers_the_loss_on_synthetic_data() {
-        let data = synthetic(3000, 1);
+        let data = synthetic(3000, 1, Layout::Plain);
         for buckets in [1, 4] {
-            let mut model = Model::new(16, buckets, 2);
+            let mut model = Model::new(16, buckets, Layout::Plain, 2);
             let before = loss(&model, &data, 0.3, 2);
             train_for(&mut model, &data, 30);
             let after = loss(&model, &data, 0.3, 2);
@@ -805,7 +840,7 @@ mod tests {
             viriformat::DRAW,
         );
         assert_eq!(nnue::output_bucket(usize::from(s.count), 8), 6);
-        let mut model = Model::new(8, 8, 3);
+        let mut model = Model::new(8, 8, Layout::Plain, 3);
         // Put some accumulators inside (0, 1), where SCReLU has a gradient.
         for j in 0..8 {
             let at = model.ft_bias_at() + j;
@@ -846,9 +881,16 @@ mod tests {
 
     #[test]
     fn the_quantised_net_matches_the_float_net() {
-        let data = synthetic(2000, 5);
+        // Both layouts: the trainer's features are the engine's.
+        for layout in [Layout::Plain, Layout::Mirrored] {
+            quantised_matches_float(layout);
+        }
+    }
+
+    fn quantised_matches_float(layout: Layout) {
+        let data = synthetic(2000, 5, layout);
         // Eight output buckets, and positions of 32 down to 3 pieces.
-        let mut model = Model::new(32, 8, 6);
+        let mut model = Model::new(32, 8, layout, 6);
         train_for(&mut model, &data, 5);
         let net = Network::from_bytes(&model.quantise().unwrap().to_bytes()).unwrap();
         let fens = [
@@ -860,14 +902,14 @@ mod tests {
         ];
         for fen in fens {
             let pos = chess(fen);
-            let float = model.eval_cp(&Sample::new(&pos, 0, 1));
+            let float = model.eval_cp(&Sample::new(&pos, 0, 1, layout));
             let quant = net.evaluate(&pos) as f32;
             // Rounding to 255ths and 64ths: within 12 cp and 5% here (measured: 0 to 9 cp on
             // these five; the output weights of a young net are small, so their 64ths are
             // coarse).
             assert!(
                 (float - quant).abs() <= 12.0 + 0.05 * float.abs(),
-                "{fen}: float {float} quantised {quant}"
+                "{layout:?} {fen}: float {float} quantised {quant}"
             );
         }
     }
@@ -877,7 +919,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("shears-nnue-ckpt-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("checkpoint.bin");
-        let model = Model::new(8, 4, 9);
+        let model = Model::new(8, 4, Layout::Mirrored, 9);
         let mut adam = Adam::new(model.w.len());
         adam.t = 17;
         adam.m[3] = 0.25;
@@ -885,7 +927,7 @@ mod tests {
         let (m, a, e) = load_checkpoint(&path).unwrap();
         assert_eq!((m, a, e), (model, adam, 4));
         // A checkpoint of the first version (no bucket count: one bucket) still resumes.
-        let old = Model::new(8, 1, 9);
+        let old = Model::new(8, 1, Layout::Plain, 9);
         let mut v1 = b"SHCKPT01".to_vec();
         for x in [8u64, 3, 17] {
             v1.extend_from_slice(&x.to_le_bytes());
