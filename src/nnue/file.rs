@@ -23,6 +23,8 @@ const MAGIC: &[u8; 4] = b"SHNN";
 /// Plain-layout nets are written as version 1 (so such files stay byte for byte what they
 /// were); other layouts as version 2, whose header adds the layout.
 const FORMAT_VERSIONS: [u32; 2] = [1, 2];
+/// Header bytes of a version 2 file (version 1 lacks the last field, the layout).
+const HEADER_BYTES_V2: usize = 36;
 
 fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -127,7 +129,10 @@ impl Network {
     /// The net as a file.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(
-            36 + 2 * (INPUTS + 1 + 2 * self.buckets) * self.hidden + 4 * self.buckets + 8,
+            HEADER_BYTES_V2
+                + 2 * (INPUTS + 1 + 2 * self.buckets) * self.hidden
+                + 4 * self.buckets
+                + 8,
         );
         out.extend_from_slice(MAGIC);
         let plain = self.layout == Layout::Plain;
@@ -187,6 +192,13 @@ mod tests {
         assert_eq!(net.to_bytes(), EMBEDDED);
     }
 
+    /// Rewrites the checksum of an edited file, so what refuses it is the check of the edit.
+    fn reseal(bytes: &mut [u8]) {
+        let body = bytes.len() - 8;
+        let sum = fnv1a(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    }
+
     #[test]
     fn a_net_with_output_buckets_round_trips() {
         let net = super::super::random_network_with(24, 8, Layout::Plain, 5);
@@ -198,9 +210,7 @@ mod tests {
         for declared in [0u8, 9] {
             let mut bad = bytes.clone();
             bad[16] = declared;
-            let body = bad.len() - 8;
-            let sum = fnv1a(&bad[..body]);
-            bad[body..].copy_from_slice(&sum.to_le_bytes());
+            reseal(&mut bad);
             let err = Network::from_bytes(&bad).unwrap_err();
             assert!(err.contains("output buckets"), "{declared}: {err}");
         }
@@ -217,9 +227,7 @@ mod tests {
         // A layout this engine does not know, with a valid checksum: refused.
         let mut bad = bytes.clone();
         bad[32] = 7;
-        let body = bad.len() - 8;
-        let sum = fnv1a(&bad[..body]);
-        bad[body..].copy_from_slice(&sum.to_le_bytes());
+        reseal(&mut bad);
         let err = Network::from_bytes(&bad).unwrap_err();
         assert!(err.contains("layout"), "{err}");
         // Version 1 never carries a layout: a plain net is written as it always was.

@@ -417,24 +417,38 @@ impl AccumulatorStack {
 fn apply_difference(net: &Network, before: &Chess, after: &Chess, acc: &mut [i16]) {
     let h = net.hidden();
     let (white, black) = acc.split_at_mut(h);
-    for (perspective, view) in [(Color::White, white), (Color::Black, black)] {
-        let flip = net.layout.flip(after, perspective);
-        if flip != net.layout.flip(before, perspective) {
-            net.refresh_view(after, perspective, view);
+    let flip = |c: Color| net.layout.flip(after, c);
+    let (white_flip, black_flip) = (flip(Color::White), flip(Color::Black));
+    // A view whose flip changed is rebuilt; the other takes the difference below.
+    let white_moved = white_flip != net.layout.flip(before, Color::White);
+    let black_moved = black_flip != net.layout.flip(before, Color::Black);
+    if white_moved {
+        net.refresh_view(after, Color::White, white);
+    }
+    if black_moved {
+        net.refresh_view(after, Color::Black, black);
+    }
+    let (b0, b1) = (before.board(), after.board());
+    for piece in PIECES {
+        let old = b0.by_piece(piece);
+        let new = b1.by_piece(piece);
+        if old == new {
             continue;
         }
-        let (b0, b1) = (before.board(), after.board());
-        for piece in PIECES {
-            let old = b0.by_piece(piece);
-            let new = b1.by_piece(piece);
-            if old == new {
-                continue;
+        for sq in old & !new {
+            if !white_moved {
+                sub(white, net.row(feature(Color::White, white_flip, piece, sq)));
             }
-            for sq in old & !new {
-                sub(view, net.row(feature(perspective, flip, piece, sq)));
+            if !black_moved {
+                sub(black, net.row(feature(Color::Black, black_flip, piece, sq)));
             }
-            for sq in new & !old {
-                add(view, net.row(feature(perspective, flip, piece, sq)));
+        }
+        for sq in new & !old {
+            if !white_moved {
+                add(white, net.row(feature(Color::White, white_flip, piece, sq)));
+            }
+            if !black_moved {
+                add(black, net.row(feature(Color::Black, black_flip, piece, sq)));
             }
         }
     }
