@@ -14,9 +14,9 @@ use crate::position::Position;
 
 /// A midgame/endgame pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct S {
-    pub mg: i32,
-    pub eg: i32,
+pub(crate) struct S {
+    pub(crate) mg: i32,
+    pub(crate) eg: i32,
 }
 
 pub(crate) const fn s(mg: i32, eg: i32) -> S {
@@ -185,7 +185,7 @@ pub(crate) fn psq_value(color: Color, role: Role, sq: Square) -> S {
 }
 
 /// Material and piece-square sum of a whole board, from White's point of view.
-pub fn psq_full(board: &Board) -> S {
+pub(crate) fn psq_full(board: &Board) -> S {
     let mut sum = S::default();
     for (sq, piece) in board {
         sum += psq_value(piece.color, piece.role, sq);
@@ -197,7 +197,7 @@ pub fn psq_full(board: &Board) -> S {
 #[inline]
 pub fn evaluate(pos: &Position) -> i32 {
     let board = shakmaty::Position::board(pos.board());
-    let (score, phase) = terms(board, pos.turn(), pos.psq(), None);
+    let (score, phase) = terms(board, pos.turn(), psq_full(board), None);
     finish(board, pos.turn(), score, phase)
 }
 
@@ -205,7 +205,12 @@ pub fn evaluate(pos: &Position) -> i32 {
 #[inline]
 pub(crate) fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
     let board = shakmaty::Position::board(pos.board());
-    let (score, phase) = terms(board, pos.turn(), pos.psq(), Some((cache, pos.pawn_key())));
+    let (score, phase) = terms(
+        board,
+        pos.turn(),
+        psq_full(board),
+        Some((cache, pos.pawn_key())),
+    );
     finish(board, pos.turn(), score, phase)
 }
 

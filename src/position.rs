@@ -1,14 +1,12 @@
 //! The game position of the search: a copy-make stack of shakmaty boards with incremental
-//! Zobrist keys and evaluation sums, repetition and 50-move detection, null moves, and UCI
+//! Zobrist keys, repetition and 50-move detection, null moves, and UCI
 //! move text. Move generation for it is `movegen.rs`.
 
-use crate::eval::{self, S};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position as _, PositionError, Role,
-    Square,
+    CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position as _, PositionError, Square,
 };
 
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -20,8 +18,6 @@ struct State {
     hash: u64,
     /// Plies since the last null move (repetitions never reach across one).
     plies_from_null: u32,
-    /// Material and piece-square sum (White's view), kept up to date by `make`.
-    psq: S,
 }
 
 /// A game position: the current board, the Zobrist keys of every earlier position of the game
@@ -50,13 +46,11 @@ impl Default for Position {
 impl Position {
     pub(crate) fn from_board(board: Chess, mode: CastlingMode) -> Position {
         let hash = full_hash(&board);
-        let psq = eval::psq_full(board.board());
         Position {
             stack: vec![State {
                 board,
                 hash,
                 plies_from_null: 0,
-                psq,
             }],
             keys: vec![hash],
             root_index: 0,
@@ -114,12 +108,6 @@ impl Position {
     #[inline]
     pub fn hash(&self) -> u64 {
         self.top().hash
-    }
-
-    /// Material and piece-square sum of the evaluation (White's view), kept incrementally.
-    #[inline]
-    pub fn psq(&self) -> S {
-        self.top().psq
     }
 
     #[inline]
@@ -190,7 +178,6 @@ impl Position {
         let hash = top
             .board
             .update_zobrist_hash(Zobrist64(top.hash), m, EnPassantMode::Legal);
-        next.psq += psq_delta(top.board.turn(), m);
         next.board.play_unchecked(m);
         next.hash = match hash {
             Some(h) => h.0,
@@ -229,7 +216,6 @@ impl Position {
             board,
             hash,
             plies_from_null: 0,
-            psq: top.psq,
         };
         self.keys.push(hash);
         self.stack.push(next);
@@ -310,50 +296,6 @@ impl Position {
     pub fn fen(&self) -> String {
         Fen::from_position(self.board(), EnPassantMode::Legal).to_string()
     }
-}
-
-/// Change of the material and piece-square sum when `turn` plays `m`.
-#[inline]
-fn psq_delta(turn: Color, m: Move) -> S {
-    let mut d = S::default();
-    match m {
-        Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            promotion,
-        } => {
-            d -= eval::psq_value(turn, role, from);
-            d += eval::psq_value(turn, promotion.unwrap_or(role), to);
-            if let Some(c) = capture {
-                d -= eval::psq_value(!turn, c, to);
-            }
-        }
-        Move::EnPassant { from, to } => {
-            d -= eval::psq_value(turn, Role::Pawn, from);
-            d += eval::psq_value(turn, Role::Pawn, to);
-            d -= eval::psq_value(
-                !turn,
-                Role::Pawn,
-                Square::from_coords(to.file(), from.rank()),
-            );
-        }
-        Move::Castle { king, rook } => {
-            let rank = king.rank();
-            let (king_file, rook_file) = if rook.file() > king.file() {
-                (shakmaty::File::G, shakmaty::File::F)
-            } else {
-                (shakmaty::File::C, shakmaty::File::D)
-            };
-            d -= eval::psq_value(turn, Role::King, king);
-            d -= eval::psq_value(turn, Role::Rook, rook);
-            d += eval::psq_value(turn, Role::King, Square::from_coords(king_file, rank));
-            d += eval::psq_value(turn, Role::Rook, Square::from_coords(rook_file, rank));
-        }
-        Move::Put { .. } => {}
-    }
-    d
 }
 
 /// A 64-bit finaliser (splitmix64), used to hash bitboards.
