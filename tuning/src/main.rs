@@ -34,7 +34,7 @@ const USAGE: &str = "usage:
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB]
                       [--net <default>|FILE|hce] [--quiet]
   shears-tune datagen --stats DIR
-  shears-tune nnue --data DIR[,DIR...] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored] [--epochs 10] [--batch 16384]
+  shears-tune nnue --data DIR[,DIR...] [--valid DIR[,DIR...]] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--quiet]
   shears-tune eval-scale --data DIR[,DIR...] [--net nets/default.nnue] [--limit N]
@@ -68,7 +68,7 @@ impl Args {
 
     fn path(&self, name: &str) -> Result<PathBuf, String> {
         self.get(name)
-            .map(PathBuf::from)
+            .map(expand_home)
             .ok_or_else(|| format!("{name} is required"))
     }
 
@@ -93,8 +93,17 @@ impl Args {
             .get(name)
             .ok_or_else(|| format!("{name} is required"))?
             .split(',')
-            .map(PathBuf::from)
+            .map(expand_home)
             .collect())
+    }
+}
+
+/// A path with a leading `~/` taken from `$HOME`: the shell expands `~` only at the start of a
+/// word, so in `--data ~/a,~/b` the second one arrives as written.
+fn expand_home(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(path),
     }
 }
 
@@ -133,8 +142,13 @@ fn main() {
         })(),
         "nnue" => (|| {
             let data = args.paths("--data")?;
+            let valid = match args.get("--valid") {
+                Some(_) => Some(args.paths("--valid")?),
+                None => None,
+            };
             nnue_train::run(&nnue_train::Config {
                 data,
+                valid,
                 out: args.path("--out")?,
                 hidden: args.num("--hidden", 128)?,
                 buckets: args.num("--buckets", 1)?,
@@ -241,5 +255,28 @@ fn main() {
     if let Err(e) = result {
         eprintln!("error: {e}");
         std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_leading_tilde_in_a_path_list_is_the_home_directory() {
+        let Some(home) = std::env::var_os("HOME") else {
+            return;
+        };
+        let args = Args(vec!["--data".into(), "~/a,~/b,c/~/d,~e".into()]);
+        let home = PathBuf::from(home);
+        assert_eq!(
+            args.paths("--data").unwrap(),
+            [
+                home.join("a"),
+                home.join("b"),
+                PathBuf::from("c/~/d"),
+                PathBuf::from("~e")
+            ]
+        );
     }
 }

@@ -143,11 +143,13 @@ fn remirror(samples: &mut [Sample], mirror: Mirror, rng: &mut StdRng) {
 
 /// Loads the positions of every `.vf` file under the given directories that a trainer keeps
 /// (see `nnue_data::skip_reason`), split into training and validation by game (one in 20,
-/// chosen by a hash of the game: `nnue_data::is_validation`).
+/// chosen by a hash of the game: `nnue_data::is_validation`). With `validation_only` the
+/// training games are passed over (the first vector stays empty).
 pub fn load(
     dirs: &[PathBuf],
     limit: usize,
     layout: Layout,
+    validation_only: bool,
 ) -> Result<(Vec<Sample>, Vec<Sample>), String> {
     let (mut train, mut valid) = (Vec::new(), Vec::new());
     'files: for dir in dirs {
@@ -158,6 +160,8 @@ pub fn load(
             for g in games {
                 let into = if crate::nnue_data::is_validation(&g) {
                     &mut valid
+                } else if validation_only {
+                    continue;
                 } else {
                     &mut train
                 };
@@ -455,6 +459,10 @@ fn train_batch(
 
 pub struct Config {
     pub data: Vec<PathBuf>,
+    /// Where the validation positions come from (the held-out games of these directories)
+    /// when not from `data`'s: nets trained on different data then compare on one set. The
+    /// held-out games of `data` are never trained on either way.
+    pub valid: Option<Vec<PathBuf>>,
     pub out: PathBuf,
     pub hidden: usize,
     /// Output buckets (1 to `nnue::MAX_BUCKETS`).
@@ -563,7 +571,10 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     }
     std::fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     let t0 = Instant::now();
-    let (mut train, valid) = load(&cfg.data, cfg.limit, cfg.layout)?;
+    let (mut train, mut valid) = load(&cfg.data, cfg.limit, cfg.layout, false)?;
+    if let Some(dirs) = &cfg.valid {
+        valid = load(dirs, usize::MAX, cfg.layout, true)?.1;
+    }
     if train.is_empty() {
         return Err("no training positions".into());
     }
@@ -940,6 +951,61 @@ mod tests {
         assert_eq!((m, a.t, e), (old, 17, 3));
         std::fs::write(&path, b"SHCKPT01 but short").unwrap();
         assert!(load_checkpoint(&path).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Games of random legal moves with made-up scores and results.
+    fn random_games(n: usize, seed: u64) -> Vec<Game> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        (0..n)
+            .map(|_| {
+                let start = Chess::default();
+                let mut pos = start.clone();
+                let mut moves = Vec::new();
+                for _ in 0..rng.random_range(10..40) {
+                    let legal = pos.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    let m = legal[rng.random_range(0..legal.len())];
+                    moves.push((m, rng.random_range(-300..300)));
+                    pos.play_unchecked(m);
+                }
+                Game {
+                    start,
+                    result: rng.random_range(0..3),
+                    moves,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn validation_from_other_directories_comes_from_their_held_out_games_only() {
+        let dir = std::env::temp_dir().join(format!("shears-nnue-valid-{}", std::process::id()));
+        let (a, b) = (dir.join("a"), dir.join("b"));
+        for (d, seed) in [(&a, 1), (&b, 2)] {
+            std::fs::create_dir_all(d).unwrap();
+            let bytes: Vec<u8> = random_games(300, seed)
+                .iter()
+                .flat_map(Game::to_bytes)
+                .collect();
+            std::fs::write(d.join("games.vf"), bytes).unwrap();
+        }
+        let key = |s: &Sample| (feature_sets(s), s.score, s.result);
+        let keys = |v: &[Sample]| v.iter().map(key).collect::<Vec<_>>();
+        let (train_b, valid_b) =
+            load(std::slice::from_ref(&b), usize::MAX, Layout::Plain, false).unwrap();
+        let (none, only_b) =
+            load(std::slice::from_ref(&b), usize::MAX, Layout::Plain, true).unwrap();
+        assert!(none.is_empty());
+        assert!(!valid_b.is_empty() && !train_b.is_empty());
+        assert_eq!(keys(&only_b), keys(&valid_b));
+        // Two directories: each game on the same side as when its directory is read alone.
+        let (train_ab, valid_ab) = load(&[a.clone(), b], usize::MAX, Layout::Plain, false).unwrap();
+        let (train_a, valid_a) = load(&[a], usize::MAX, Layout::Plain, false).unwrap();
+        assert_eq!(keys(&train_ab), [keys(&train_a), keys(&train_b)].concat());
+        assert_eq!(keys(&valid_ab), [keys(&valid_a), keys(&valid_b)].concat());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
