@@ -172,32 +172,11 @@ fn bb(x: u64) -> Bitboard {
 
 // ---------------------------------------------------------------------------------------------
 
-/// Material and piece-square value of one piece, from White's point of view.
-#[inline(always)]
-pub(crate) fn psq_value(color: Color, role: Role, sq: Square) -> S {
-    let ri = role as usize - 1;
-    let mut v = WEIGHTS[MATERIAL + ri];
-    v += WEIGHTS[PST + ri * 64 + relative(color, sq)];
-    match color {
-        Color::White => v,
-        Color::Black => s(-v.mg, -v.eg),
-    }
-}
-
-/// Material and piece-square sum of a whole board, from White's point of view.
-pub(crate) fn psq_full(board: &Board) -> S {
-    let mut sum = S::default();
-    for (sq, piece) in board {
-        sum += psq_value(piece.color, piece.role, sq);
-    }
-    sum
-}
-
 /// Static evaluation from the side to move's point of view, in centipawns.
 #[inline]
 pub fn evaluate(pos: &Position) -> i32 {
     let board = shakmaty::Position::board(pos.board());
-    let (score, phase) = terms(board, pos.turn(), psq_full(board), None);
+    let (score, phase) = terms(board, pos.turn(), None);
     finish(board, pos.turn(), score, phase)
 }
 
@@ -205,12 +184,7 @@ pub fn evaluate(pos: &Position) -> i32 {
 #[inline]
 pub(crate) fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
     let board = shakmaty::Position::board(pos.board());
-    let (score, phase) = terms(
-        board,
-        pos.turn(),
-        psq_full(board),
-        Some((cache, pos.pawn_key())),
-    );
+    let (score, phase) = terms(board, pos.turn(), Some((cache, pos.pawn_key())));
     finish(board, pos.turn(), score, phase)
 }
 
@@ -344,11 +318,13 @@ fn pawn_terms(acc: &mut Acc, board: &Board, color: Color) -> Bitboard {
     passed_pawns
 }
 
-/// The linear part (White's sums) and the phase, given the material and piece-square sum and
-/// optionally a pawn cache with the position's pawn key.
+/// The linear part (White's sums) and the phase, optionally with a pawn cache and the
+/// position's pawn key.
 #[inline(always)]
-fn terms(board: &Board, turn: Color, psq: S, cache: Option<(&mut PawnCache, u64)>) -> (S, i32) {
-    let mut acc = Acc { score: psq };
+fn terms(board: &Board, turn: Color, cache: Option<(&mut PawnCache, u64)>) -> (S, i32) {
+    let mut acc = Acc {
+        score: S::default(),
+    };
     // Pawn structure, from the cache when there is one.
     let passed = match cache {
         Some((cache, key)) => {
@@ -397,6 +373,8 @@ fn terms(board: &Board, turn: Color, psq: S, cache: Option<(&mut PawnCache, u64)
         for role in Role::ALL {
             let ri = role as usize - 1;
             for sq in board.by_role(role) & us {
+                acc.add(color, MATERIAL + ri, 1);
+                acc.add(color, PST + ri * 64 + relative(color, sq), 1);
                 let (att, base) = match role {
                     Role::Knight => (attacks::knight_attacks(sq), MOB_KNIGHT),
                     Role::Bishop => (attacks::bishop_attacks(sq, occupied), MOB_BISHOP),
