@@ -48,33 +48,34 @@ pub fn is_validation(game: &Game) -> bool {
     shears::position::mix(h).is_multiple_of(VALIDATION_EVERY)
 }
 
+/// A game of `plies` legal moves picked by `seed`, with scores and a result from it (tests).
+#[cfg(test)]
+pub(crate) fn test_game(seed: u64, plies: usize) -> Game {
+    let start = Chess::default();
+    let mut pos = start.clone();
+    let mut moves = Vec::new();
+    for i in 0..plies {
+        let legal = pos.legal_moves();
+        let Some(m) = legal.get((seed as usize + i) % legal.len().max(1)).cloned() else {
+            break;
+        };
+        moves.push((m, (seed as i16).wrapping_mul(7)));
+        pos.play_unchecked(m);
+    }
+    Game {
+        start,
+        result: (seed % 3) as u8,
+        moves,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A game of `plies` legal moves picked by `seed`, with scores and a result from it.
-    fn game(seed: u64, plies: usize) -> Game {
-        let start = Chess::default();
-        let mut pos = start.clone();
-        let mut moves = Vec::new();
-        for i in 0..plies {
-            let legal = pos.legal_moves();
-            let Some(m) = legal.get((seed as usize + i) % legal.len().max(1)).cloned() else {
-                break;
-            };
-            moves.push((m, (seed as i16).wrapping_mul(7)));
-            pos.play_unchecked(m);
-        }
-        Game {
-            start,
-            result: (seed % 3) as u8,
-            moves,
-        }
-    }
-
     #[test]
     fn the_validation_split_is_about_one_in_twenty_and_depends_on_the_game_only() {
-        let games: Vec<Game> = (0..4000).map(|s| game(s, 12)).collect();
+        let games: Vec<Game> = (0..4000).map(|s| test_game(s, 12)).collect();
         let held: Vec<bool> = games.iter().map(is_validation).collect();
         let n = held.iter().filter(|&&v| v).count();
         assert!((140..=260).contains(&n), "{n} of 4000 held out");

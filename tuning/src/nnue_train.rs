@@ -954,41 +954,16 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// Games of random legal moves with made-up scores and results.
-    fn random_games(n: usize, seed: u64) -> Vec<Game> {
-        let mut rng = StdRng::seed_from_u64(seed);
-        (0..n)
-            .map(|_| {
-                let start = Chess::default();
-                let mut pos = start.clone();
-                let mut moves = Vec::new();
-                for _ in 0..rng.random_range(10..40) {
-                    let legal = pos.legal_moves();
-                    if legal.is_empty() {
-                        break;
-                    }
-                    let m = legal[rng.random_range(0..legal.len())];
-                    moves.push((m, rng.random_range(-300..300)));
-                    pos.play_unchecked(m);
-                }
-                Game {
-                    start,
-                    result: rng.random_range(0..3),
-                    moves,
-                }
-            })
-            .collect()
-    }
-
     #[test]
     fn validation_from_other_directories_comes_from_their_held_out_games_only() {
         let dir = std::env::temp_dir().join(format!("shears-nnue-valid-{}", std::process::id()));
         let (a, b) = (dir.join("a"), dir.join("b"));
         for (d, seed) in [(&a, 1), (&b, 2)] {
             std::fs::create_dir_all(d).unwrap();
-            let bytes: Vec<u8> = random_games(300, seed)
-                .iter()
-                .flat_map(Game::to_bytes)
+            let bytes: Vec<u8> = (0..300)
+                .flat_map(|i| {
+                    crate::nnue_data::test_game(seed * 1000 + i, 10 + i as usize % 30).to_bytes()
+                })
                 .collect();
             std::fs::write(d.join("games.vf"), bytes).unwrap();
         }
