@@ -25,7 +25,7 @@ const USAGE: &str = "usage:
   shears-tune spsa --book FILE --out DIR [--params all|NAME,NAME] [--iterations N|--hours H] [--pairs N]
                    [--tc 8+0.08|nodes=N|depth=N] [--concurrency N] [--hash MB] [--seed N]
                    [--runner inprocess|fastchess] [--fastchess CMD] [--engine PATH]
-                   [--resign CP] [--draw CP] [--quiet]
+                   [--start FILE|NAME=V,...] [--r-end R] [--resign CP] [--draw CP] [--quiet]
   shears-tune spsa-plot --csv RUN/values.csv [--out RUN/plot.png]
   shears-tune verify --values RUN/result.txt|NAME=V,... [--base FILE|NAME=V,...] --book FILE
                      [--games 400] [--tc 8+0.08|nodes=N] [--concurrency N] [--hash MB] [--seed N]
@@ -220,6 +220,11 @@ fn main() {
                 hash_mb: args.num("--hash", 16)?,
                 adjudication,
                 progress: !args.has("--quiet"),
+                start: match args.get("--start") {
+                    Some(v) => verify::read_values(v)?,
+                    None => Vec::new(),
+                },
+                r_end: args.num("--r-end", shears::params::DEFAULT_R_END)?,
             })
             .map(|_| ())
         })(),

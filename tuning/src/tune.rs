@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use shears::Engine;
-use shears::params::{DEFAULT_R_END, PARAM_SPECS, ParamSpec, Params};
+use shears::params::{PARAM_SPECS, ParamSpec, Params};
 use shears::selfplay::{Adjudication, Outcome, TimeControl, play_game, read_book};
 
 use crate::openings::random_start;
@@ -51,6 +51,11 @@ pub struct Config {
     pub hash_mb: usize,
     pub adjudication: Adjudication,
     pub progress: bool,
+    /// Where the tuned parameters start (those not named start at their defaults), e.g. margins
+    /// rescaled for a new evaluation. Kept in `start.txt`, so a resumed run keeps it.
+    pub start: Vec<(&'static ParamSpec, i32)>,
+    /// The learning rate at the end of the run (OpenBench's `r_end`, 0.002 by default).
+    pub r_end: f64,
 }
 
 /// Parses `all` or a comma-separated list of parameter names.
@@ -402,13 +407,12 @@ pub fn result_text(spsa: &Spsa, history: &[Vec<f64>]) -> String {
 /// Seconds per iteration of this machine and runner: every worker plays iterations' pairs at
 /// the defaults at once, at least two and for at least `min_s` seconds; the wall time over the
 /// iterations played.
-fn calibrate(cfg: &Config, book: &[String], min_s: f64) -> Result<f64, String> {
-    let defaults: Vec<i32> = cfg.params.iter().map(|s| s.default).collect();
+fn calibrate(cfg: &Config, book: &[String], start: &[i32], min_s: f64) -> Result<f64, String> {
     let probe = Probe {
         iteration: 0,
-        flips: vec![1.0; defaults.len()],
-        plus: defaults.clone(),
-        minus: defaults,
+        flips: vec![1.0; start.len()],
+        plus: start.to_vec(),
+        minus: start.to_vec(),
         c: vec![0.0; cfg.params.len()],
         r: vec![0.0; cfg.params.len()],
     };
@@ -463,7 +467,7 @@ fn calibrate(cfg: &Config, book: &[String], min_s: f64) -> Result<f64, String> {
 
 /// The iterations of a run: `cfg.iterations`, or with a budget those in `iterations.txt`, or
 /// those that fit the budget after a calibration (then written there).
-fn iterations_of(cfg: &Config, book: &[String]) -> Result<usize, String> {
+fn iterations_of(cfg: &Config, book: &[String], start: &[i32]) -> Result<usize, String> {
     let Some(budget) = cfg.budget_s else {
         return Ok(cfg.iterations);
     };
@@ -475,9 +479,9 @@ fn iterations_of(cfg: &Config, book: &[String]) -> Result<usize, String> {
             .map_err(|_| format!("{}: not a number of iterations", path.display()));
     }
     // The calibration takes 2% of the budget (at least two iterations per worker) out of it.
-    let start = Instant::now();
-    let per_iteration = calibrate(cfg, book, budget * 0.02)?;
-    let left = budget - start.elapsed().as_secs_f64();
+    let clock = Instant::now();
+    let per_iteration = calibrate(cfg, book, start, budget * 0.02)?;
+    let left = budget - clock.elapsed().as_secs_f64();
     let n = ((left / per_iteration).floor() as usize).max(1);
     eprintln!(
         "calibration: {per_iteration:.2} s per iteration on {} workers; {n} iterations fit the {left:.0} s left",
@@ -485,6 +489,65 @@ fn iterations_of(cfg: &Config, book: &[String]) -> Result<usize, String> {
     );
     std::fs::write(&path, format!("{n}\n")).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(n)
+}
+
+/// The tuned parameters' start values: `start.txt` of a run being resumed, else `cfg.start`
+/// over the defaults (then written to `start.txt`). A resumed run given other start values
+/// than it began with is refused.
+fn start_values(cfg: &Config) -> Result<Vec<i32>, String> {
+    for (spec, _) in &cfg.start {
+        if !cfg.params.iter().any(|p| p.name == spec.name) {
+            return Err(format!("--start names {}, which is not tuned", spec.name));
+        }
+    }
+    let given: Vec<i32> = cfg
+        .params
+        .iter()
+        .map(|p| {
+            cfg.start
+                .iter()
+                .rev()
+                .find(|(s, _)| s.name == p.name)
+                .map_or(p.default, |&(_, v)| v)
+        })
+        .collect();
+    let path = cfg.out.join("start.txt");
+    let text = |values: &[i32]| -> String {
+        cfg.params
+            .iter()
+            .zip(values)
+            .map(|(p, v)| format!("{}, {v}\n", p.name))
+            .collect()
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(kept) => {
+            let kept_values = crate::verify::parse_values(&kept)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let values: Vec<i32> = cfg
+                .params
+                .iter()
+                .map(|p| {
+                    kept_values
+                        .iter()
+                        .find(|(s, _)| s.name == p.name)
+                        .map(|&(_, v)| v)
+                        .ok_or_else(|| format!("{}: no start for {}", path.display(), p.name))
+                })
+                .collect::<Result<_, _>>()?;
+            if !cfg.start.is_empty() && values != given {
+                return Err(format!(
+                    "{} began from other start values ({}); resume it without --start or with the same",
+                    cfg.out.display(),
+                    path.display()
+                ));
+            }
+            Ok(values)
+        }
+        Err(_) => {
+            std::fs::write(&path, text(&given)).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok(given)
+        }
+    }
 }
 
 pub fn run(cfg: &Config) -> Result<Spsa, String> {
@@ -499,21 +562,23 @@ pub fn run(cfg: &Config) -> Result<Spsa, String> {
         return Err(format!("no positions in {}", cfg.book.display()));
     }
 
+    let start = start_values(cfg)?;
     let specs: Vec<(String, f64, f64, f64, f64, f64)> = cfg
         .params
         .iter()
-        .map(|s| {
+        .zip(&start)
+        .map(|(s, &v)| {
             (
                 s.name.to_string(),
-                f64::from(s.default),
+                f64::from(v),
                 f64::from(s.min),
                 f64::from(s.max),
                 f64::from(s.step),
-                DEFAULT_R_END,
+                cfg.r_end,
             )
         })
         .collect();
-    let iterations = iterations_of(cfg, &book)?;
+    let iterations = iterations_of(cfg, &book, &start)?;
     let mut spsa = Spsa::new(Schedule::new(iterations), &specs);
     let csv_path = cfg.out.join("values.csv");
     let mut done = 0;
@@ -727,6 +792,8 @@ mod tests {
                 ..Adjudication::default()
             },
             progress: false,
+            start: Vec::new(),
+            r_end: shears::params::DEFAULT_R_END,
         };
         run(&cfg).unwrap();
         let csv = std::fs::read_to_string(cfg.out.join("values.csv")).unwrap();
@@ -755,6 +822,29 @@ mod tests {
         run(&cfg).unwrap();
         let again = std::fs::read_to_string(cfg.out.join("values.csv")).unwrap();
         assert_eq!(again, csv);
+        // A run from other start values: the first probes straddle them, start.txt keeps them,
+        // and resuming with different ones is refused.
+        cfg.out = dir.join("start");
+        cfg.budget_s = None;
+        cfg.iterations = 1;
+        cfg.start = crate::verify::parse_values("RFP_MUL=150").unwrap();
+        let spsa = run(&cfg).unwrap();
+        assert_eq!(spsa.params[0].start, 150.0);
+        assert!((spsa.params[0].value - 150.0).abs() < 10.0);
+        let kept = std::fs::read_to_string(cfg.out.join("start.txt")).unwrap();
+        let lmr_default = select_params("LMR_BASE").unwrap()[0].default;
+        assert_eq!(kept, format!("RFP_MUL, 150\nLMR_BASE, {lmr_default}\n"));
+        cfg.iterations = 2;
+        cfg.start = Vec::new();
+        assert_eq!(run(&cfg).unwrap().params[0].start, 150.0);
+        cfg.start = crate::verify::parse_values("RFP_MUL=100").unwrap();
+        assert!(
+            run(&cfg)
+                .err()
+                .is_some_and(|e| e.contains("other start values"))
+        );
+        cfg.start = crate::verify::parse_values("NMP_BASE=3").unwrap();
+        assert!(run(&cfg).err().is_some_and(|e| e.contains("not tuned")));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
