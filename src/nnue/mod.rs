@@ -176,6 +176,17 @@ impl Network {
         })
     }
 
+    /// The quantised layers, in `from_parts`' order: feature weights, feature biases, output
+    /// weights, output biases (a trainer starts from them).
+    pub fn parts(&self) -> (&[i16], &[i16], &[i16], &[i32]) {
+        (
+            &self.ft_weights,
+            &self.ft_bias,
+            &self.out_weights,
+            &self.out_bias,
+        )
+    }
+
     pub fn hidden(&self) -> usize {
         self.hidden
     }

@@ -36,7 +36,7 @@ const USAGE: &str = "usage:
   shears-tune datagen --stats DIR
   shears-tune nnue --data DIR[,DIR...] [--valid DIR[,DIR...]] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
-                   [--seed N] [--limit N] [--quiet]
+                   [--seed N] [--limit N] [--init NET] [--quiet]
   shears-tune eval-scale --data DIR[,DIR...] [--net nets/default.nnue] [--limit N]
   shears-tune wdl-fit --data DIR[,DIR...] [--out src/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]";
 
@@ -171,6 +171,7 @@ fn main() {
                 seed: args.num("--seed", 1)?,
                 limit: args.num("--limit", usize::MAX)?,
                 progress: !args.has("--quiet"),
+                init: args.get("--init").map(PathBuf::from),
             })
         })(),
         "eval-scale" => (|| {

@@ -321,6 +321,23 @@ impl Model {
     }
 
     /// The quantised network.
+    /// The float model a quantised net stands for (each weight divided by its scale), for a
+    /// run that starts from an earlier net (`--init`): quantising it again gives the same net.
+    pub fn from_network(net: &Network) -> Model {
+        let (ft_w, ft_b, out_w, out_b) = net.parts();
+        let (qa, qb) = (QA as f32, QB as f32);
+        let mut w = Vec::with_capacity(Self::len(net.hidden(), net.buckets()));
+        w.extend(ft_w.iter().chain(ft_b).map(|&x| f32::from(x) / qa));
+        w.extend(out_w.iter().map(|&x| f32::from(x) / qb));
+        w.extend(out_b.iter().map(|&x| x as f32 / (qa * qb)));
+        Model {
+            hidden: net.hidden(),
+            buckets: net.buckets(),
+            layout: net.layout(),
+            w,
+        }
+    }
+
     pub fn quantise(&self) -> Result<Network, String> {
         let h = self.hidden;
         let q = |x: f32, k: i32| (x * k as f32).round().clamp(-32767.0, 32767.0) as i16;
@@ -482,6 +499,9 @@ pub struct Config {
     pub seed: u64,
     pub limit: usize,
     pub progress: bool,
+    /// A net file to start from instead of random weights (fine-tuning an earlier net on new
+    /// data); a checkpoint in `out` still takes precedence (resume).
+    pub init: Option<PathBuf>,
 }
 
 /// Version 3 adds the input layout to the header, version 2 the output buckets (version 1:
@@ -609,6 +629,25 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         }
         eprintln!("nnue: resuming after epoch {e}");
         (m, a, e)
+    } else if let Some(path) = &cfg.init {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let net = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let m = Model::from_network(&net);
+        if (m.hidden, m.buckets, m.layout) != (cfg.hidden, cfg.buckets, cfg.layout) {
+            return Err(format!(
+                "{} is a net of H={} with {} output bucket(s) and {:?} inputs, not H={} with {} and {:?}",
+                path.display(),
+                m.hidden,
+                m.buckets,
+                m.layout,
+                cfg.hidden,
+                cfg.buckets,
+                cfg.layout
+            ));
+        }
+        eprintln!("nnue: starting from {}", path.display());
+        let n = m.w.len();
+        (m, Adam::new(n), 0)
     } else {
         let m = Model::new(cfg.hidden, cfg.buckets, cfg.layout, cfg.seed);
         let n = m.w.len();
@@ -923,6 +962,36 @@ mod tests {
                 "{layout:?} {fen}: float {float} quantised {quant}"
             );
         }
+    }
+
+    #[test]
+    fn a_net_read_back_as_floats_quantises_to_itself() {
+        let layout = Layout::Plain;
+        let data = synthetic(500, 11, layout);
+        let mut model = Model::new(16, 8, layout, 12);
+        train_for(&mut model, &data, 3);
+        let net = model.quantise().unwrap();
+        let back = Model::from_network(&net);
+        assert_eq!((back.hidden, back.buckets, back.layout), (16, 8, layout));
+        assert_eq!(back.w.len(), model.w.len());
+        // Every weight within half a quantisation step of the trained one (the output bias:
+        // of QA * QB).
+        let step = |i: usize| {
+            if i < back.out_at() {
+                0.5 / QA as f32
+            } else if i < back.bias_at() {
+                0.5 / QB as f32
+            } else {
+                0.5 / (QA * QB) as f32
+            }
+        };
+        for (i, (a, b)) in model.w.iter().zip(&back.w).enumerate() {
+            assert!(
+                (a - b).abs() <= step(i) + 1e-6,
+                "weight {i}: {a} against {b}"
+            );
+        }
+        assert!(back.quantise().unwrap() == net);
     }
 
     #[test]
