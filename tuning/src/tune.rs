@@ -301,11 +301,29 @@ fn read_history(path: &Path, n: usize) -> Vec<Vec<f64>> {
     columns
 }
 
+/// The start values in the `start.txt` beside a run's `values.csv` (none: the run began at the
+/// defaults, or predates `--start`).
+fn started_values(csv: &Path) -> Vec<(&'static ParamSpec, i32)> {
+    csv.parent()
+        .map(|dir| dir.join("start.txt"))
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .and_then(|text| crate::verify::parse_values(&text).ok())
+        .unwrap_or_default()
+}
+
 /// Draws the plot of a run from its `values.csv` (while it runs, or after): each parameter's
-/// path against the iterations, started from the parameter's current default, with its range
-/// and `c_end` from `src/params.rs`. A parameter no longer there (renamed since the run) is
-/// drawn from its first value, with no band.
+/// path against the iterations, started from the run's `start.txt` beside the CSV where there
+/// is one (`--start`), else from the parameter's current default, with its range and `c_end`
+/// from `src/params.rs`. A parameter no longer there (renamed since the run) is drawn from its
+/// first value, with no band.
 pub fn replot(csv: &Path, out: &Path) -> Result<(), String> {
+    let started = started_values(csv);
+    let start_of = |p: &ParamSpec| {
+        started
+            .iter()
+            .find(|(s, _)| s.name == p.name)
+            .map_or(p.default, |&(_, v)| v)
+    };
     let text = std::fs::read_to_string(csv).map_err(|e| format!("{}: {e}", csv.display()))?;
     let header = text.lines().next().unwrap_or_default();
     let names: Vec<&str> = header.split(',').skip(4).collect();
@@ -324,7 +342,7 @@ pub fn replot(csv: &Path, out: &Path) -> Result<(), String> {
                 name,
                 min: f64::from(p.min),
                 max: f64::from(p.max),
-                start: f64::from(p.default),
+                start: f64::from(start_of(p)),
                 c_end: f64::from(p.step),
                 values,
             },
@@ -832,6 +850,14 @@ mod tests {
         assert_eq!(spsa.params[0].start, 150.0);
         assert!((spsa.params[0].value - 150.0).abs() < 10.0);
         let kept = std::fs::read_to_string(cfg.out.join("start.txt")).unwrap();
+        let started = started_values(&cfg.out.join("values.csv"));
+        assert_eq!(started.len(), 2);
+        assert_eq!((started[0].0.name, started[0].1), ("RFP_MUL", 150));
+        assert!(
+            started_values(&dir.join("run").join("values.csv"))
+                .iter()
+                .all(|(s, v)| *v == s.default)
+        );
         let lmr_default = select_params("LMR_BASE").unwrap()[0].default;
         assert_eq!(kept, format!("RFP_MUL, 150\nLMR_BASE, {lmr_default}\n"));
         cfg.iterations = 2;
