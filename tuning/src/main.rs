@@ -29,7 +29,7 @@ const USAGE: &str = "usage:
   shears-tune spsa-plot --csv RUN/values.csv [--out RUN/plot.png]
   shears-tune verify --values RUN/result.txt|NAME=V,... [--base FILE|NAME=V,...] --book FILE
                      [--games 400] [--tc 8+0.08|nodes=N] [--concurrency N] [--hash MB] [--seed N]
-                     [--resign CP] [--draw CP] [--quiet]
+                     [--resign CP] [--draw CP] [--log FILE] [--quiet]
   shears-tune datagen --out DIR [--games N] [--soft-nodes N] [--hard-nodes N] [--threads N]
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB]
                       [--net <default>|FILE|hce] [--quiet]
@@ -246,6 +246,7 @@ fn main() {
                 hash_mb: args.num("--hash", 16)?,
                 adjudication: args.adjudication()?,
                 progress: !args.has("--quiet"),
+                log: args.get("--log").map(PathBuf::from),
             })
         })(),
         "spsa-plot" => (|| {

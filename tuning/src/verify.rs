@@ -3,6 +3,7 @@
 //! difference with its 95% error bar and the likelihood of superiority from the pentanomial
 //! counts of the pairs (the statistics fastchess and OpenBench print).
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -161,6 +162,7 @@ fn params_of(values: &[(&'static ParamSpec, i32)]) -> Result<Params, String> {
     Ok(p)
 }
 
+#[derive(Clone)]
 pub struct Config {
     /// The values under test, and what they play against (empty: the defaults).
     pub values: Vec<(&'static ParamSpec, i32)>,
@@ -173,6 +175,9 @@ pub struct Config {
     pub hash_mb: usize,
     pub adjudication: Adjudication,
     pub progress: bool,
+    /// A file that gets one line per finished pair: a killed run loses only the pairs in
+    /// flight, and the same command resumes it (a file of another configuration is refused).
+    pub log: Option<PathBuf>,
 }
 
 /// Everything a verification run counted.
@@ -184,6 +189,89 @@ pub struct Tally {
     pub draws: u32,
     /// Games lost on time or by an illegal move, by either side: a sound engine has none.
     pub forfeits: u32,
+    /// Pairs read back from the pair log (played by an earlier sitting of the run).
+    pub logged_pairs: u32,
+}
+
+impl Tally {
+    /// Counts one pair: the first side's points in its two games, and the games forfeited.
+    fn add_pair(&mut self, p1: f64, p2: f64, forfeits: u32) {
+        self.penta.add(p1, p2);
+        for p in [p1, p2] {
+            if p > 0.75 {
+                self.wins += 1;
+            } else if p < 0.25 {
+                self.losses += 1;
+            } else {
+                self.draws += 1;
+            }
+        }
+        self.forfeits += forfeits;
+    }
+}
+
+/// The first line of a pair log: what was played, so a resumed run plays the same.
+fn log_header(cfg: &Config) -> String {
+    let list = |v: &[(&'static ParamSpec, i32)]| -> String {
+        v.iter()
+            .map(|(s, x)| format!("{}={x}", s.name))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    format!(
+        "# shears-tune verify: values {} | base {} | tc {:?} | book {} | seed {} | hash {} | {:?}",
+        list(&cfg.values),
+        if cfg.base.is_empty() {
+            "defaults".to_string()
+        } else {
+            list(&cfg.base)
+        },
+        cfg.tc,
+        cfg.book.display(),
+        cfg.seed,
+        cfg.hash_mb,
+        cfg.adjudication
+    )
+}
+
+/// Reads a pair log: the pairs already played (`pair,first,second,forfeits` lines) and their
+/// tally. A line cut off by a kill is ignored; a log of another configuration is an error.
+fn read_log(cfg: &Config, path: &std::path::Path) -> Result<(Vec<bool>, Tally), String> {
+    let pairs = cfg.games.div_ceil(2).max(1);
+    let mut done = vec![false; pairs];
+    let mut tally = Tally::default();
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok((done, tally));
+    };
+    let mut lines = text.lines();
+    if let Some(first) = lines.next()
+        && first != log_header(cfg)
+    {
+        return Err(format!(
+            "{} is the log of another verification ({first}); give another --log or the same settings",
+            path.display()
+        ));
+    }
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let [k, p1, p2, forfeits] = f[..] else {
+            continue;
+        };
+        let (Ok(k), Ok(p1), Ok(p2), Ok(forfeits)) = (
+            k.parse::<usize>(),
+            p1.parse::<f64>(),
+            p2.parse::<f64>(),
+            forfeits.parse::<u32>(),
+        ) else {
+            continue;
+        };
+        if k < pairs && !done[k] {
+            done[k] = true;
+            tally.add_pair(p1, p2, forfeits);
+            tally.logged_pairs += 1;
+        }
+    }
+    Ok((done, tally))
 }
 
 fn points(outcome: Outcome, white: bool) -> f64 {
@@ -214,11 +302,40 @@ pub fn play(cfg: &Config) -> Result<Tally, String> {
         )
         .map_err(|e| e.to_string())?,
     );
+    let (done, resumed) = match &cfg.log {
+        Some(path) => read_log(cfg, path)?,
+        None => (vec![false; pairs], Tally::default()),
+    };
+    let mut log = match &cfg.log {
+        Some(path) => {
+            let fresh = !path.exists();
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let text = std::fs::read(path).unwrap_or_default();
+            if fresh || text.is_empty() {
+                writeln!(file, "{}", log_header(cfg))
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+            } else if text.last() != Some(&b'\n') {
+                // A line cut off by a kill: the next pair starts a line of its own.
+                writeln!(file).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            Some(file)
+        }
+        None => None,
+    };
+    let played_before = done.iter().filter(|&&d| d).count();
+    bar.set_position((played_before * 2) as u64);
+    let todo: Vec<usize> = (0..pairs).filter(|&k| !done[k]).collect();
     let next = AtomicUsize::new(0);
-    let tally = Mutex::new((Tally::default(), None::<String>));
+    let tally = Mutex::new((resumed, None::<String>));
+    let log = Mutex::new(log.take());
     std::thread::scope(|scope| {
         for _ in 0..cfg.concurrency.max(1) {
-            let (next, tally, book, bar, tuned, base) = (&next, &tally, &book, &bar, &tuned, &base);
+            let (next, tally, book, bar, tuned, base, todo, log) =
+                (&next, &tally, &book, &bar, &tuned, &base, &todo, &log);
             scope.spawn(move || {
                 let mut a = Engine::new();
                 let mut b = Engine::new();
@@ -233,10 +350,9 @@ pub fn play(cfg: &Config) -> Result<Tally, String> {
                     return;
                 }
                 loop {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    if k >= pairs {
+                    let Some(&k) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         return;
-                    }
+                    };
                     // Each pair's opening depends on the seed and the pair only.
                     let mut rng = StdRng::seed_from_u64(
                         cfg.seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -259,21 +375,20 @@ pub fn play(cfg: &Config) -> Result<Tally, String> {
                         }
                     };
                     let (p1, p2) = (points(first.outcome, true), points(second.outcome, false));
-                    let tl = &mut t.0;
-                    tl.penta.add(p1, p2);
-                    for (p, g) in [(p1, &first), (p2, &second)] {
-                        if p > 0.75 {
-                            tl.wins += 1;
-                        } else if p < 0.25 {
-                            tl.losses += 1;
-                        } else {
-                            tl.draws += 1;
-                        }
-                        if matches!(g.termination, Termination::Time | Termination::IllegalMove) {
-                            tl.forfeits += 1;
-                        }
+                    let forfeits = [&first, &second]
+                        .iter()
+                        .filter(|g| {
+                            matches!(g.termination, Termination::Time | Termination::IllegalMove)
+                        })
+                        .count() as u32;
+                    t.0.add_pair(p1, p2, forfeits);
+                    if let Ok(mut log) = log.lock()
+                        && let Some(file) = log.as_mut()
+                        && let Err(e) = writeln!(file, "{k},{p1},{p2},{forfeits}")
+                    {
+                        t.1 = Some(format!("pair log: {e}"));
                     }
-                    let e = tl.penta.estimate();
+                    let e = t.0.penta.estimate();
                     bar.inc(2);
                     bar.set_message(format!("{:+.1} +/- {:.1} Elo", e.elo, e.error));
                     if t.1.is_some() {
@@ -299,14 +414,20 @@ pub fn report(cfg: &Config, t: &Tally, seconds: f64) -> String {
     } else {
         format!("{} base values", cfg.base.len())
     };
+    let now = games.saturating_sub(2 * t.logged_pairs);
+    let logged = if t.logged_pairs > 0 {
+        format!(", {} of them from the pair log", 2 * t.logged_pairs)
+    } else {
+        String::new()
+    };
     format!(
-        "{} tuned values against {base}, {games} games ({} pairs) in {:.0} s ({:.1} games/min)\n\
+        "{} tuned values against {base}, {games} games ({} pairs{logged}); {now} in {:.0} s ({:.1} games/min)\n\
          wins {} losses {} draws {} (score {:.1}%), pentanomial {:?}, forfeits {}\n\
          Elo {:+.2} +/- {:.2} (95%), LOS {:.1}%\n",
         cfg.values.len(),
         e.pairs,
         seconds,
-        f64::from(games) * 60.0 / seconds.max(1e-9),
+        f64::from(now) * 60.0 / seconds.max(1e-9),
         t.wins,
         t.losses,
         t.draws,
@@ -402,12 +523,63 @@ mod tests {
             hash_mb: 1,
             adjudication: Adjudication::default(),
             progress: false,
+            log: None,
         };
         let t = play(&cfg).unwrap();
         assert_eq!(t.penta.0.iter().sum::<u32>(), 3);
         assert_eq!(t.wins + t.losses + t.draws, 6);
         assert_eq!(t.forfeits, 0);
         assert!(report(&cfg, &t, 1.0).contains("6 games (3 pairs)"));
+
+        // With a pair log: a run cut short (here: fewer games asked), resumed with more, plays
+        // only the missing pairs and counts the logged ones; the whole equals one long run.
+        let log = dir.join("pairs.csv");
+        let whole = play(&Config {
+            games: 8,
+            ..cfg.clone()
+        })
+        .unwrap();
+        let first = play(&Config {
+            games: 4,
+            log: Some(log.clone()),
+            ..cfg.clone()
+        });
+        // Another number of games is another configuration only in how many pairs are due,
+        // so the header does not name it.
+        assert_eq!(first.unwrap().penta.0.iter().sum::<u32>(), 2);
+        let mut text = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(text.lines().count(), 3, "{text}");
+        // A line cut off by a kill is ignored.
+        text.push_str("2,0.");
+        std::fs::write(&log, &text).unwrap();
+        let resumed = play(&Config {
+            games: 8,
+            log: Some(log.clone()),
+            ..cfg.clone()
+        })
+        .unwrap();
+        assert_eq!(resumed.penta, whole.penta);
+        assert_eq!(
+            (resumed.wins, resumed.losses, resumed.draws),
+            (whole.wins, whole.losses, whole.draws)
+        );
+        assert_eq!(resumed.logged_pairs, 2);
+        assert!(
+            report(&cfg, &resumed, 1.0)
+                .contains("8 games (4 pairs, 4 of them from the pair log); 4 in")
+        );
+        // Other settings with the same log are refused.
+        let other = play(&Config {
+            games: 8,
+            seed: 4,
+            log: Some(log.clone()),
+            ..cfg.clone()
+        });
+        assert!(
+            other
+                .err()
+                .is_some_and(|e| e.contains("another verification"))
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
