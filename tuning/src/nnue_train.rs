@@ -504,6 +504,24 @@ pub struct Config {
     pub init: Option<PathBuf>,
 }
 
+/// A model read from `source` (a checkpoint, or a net given to `--init`) must have the shape
+/// the run asks for.
+fn check_shape(m: &Model, cfg: &Config, source: &Path) -> Result<(), String> {
+    if (m.hidden, m.buckets, m.layout) == (cfg.hidden, cfg.buckets, cfg.layout) {
+        return Ok(());
+    }
+    Err(format!(
+        "{} holds a net of H={} with {} output bucket(s) and {:?} inputs, not H={} with {} and {:?}",
+        source.display(),
+        m.hidden,
+        m.buckets,
+        m.layout,
+        cfg.hidden,
+        cfg.buckets,
+        cfg.layout
+    ))
+}
+
 /// Version 3 adds the input layout to the header, version 2 the output buckets (version 1:
 /// one bucket, plain inputs; every version is still read).
 const CHECKPOINT_MAGIC: &[u8; 8] = b"SHCKPT03";
@@ -615,36 +633,14 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     let checkpoint = cfg.out.join("checkpoint.bin");
     let (mut model, mut adam, start_epoch) = if checkpoint.exists() {
         let (m, a, e) = load_checkpoint(&checkpoint)?;
-        if (m.hidden, m.buckets, m.layout) != (cfg.hidden, cfg.buckets, cfg.layout) {
-            return Err(format!(
-                "{} holds a net of H={} with {} output bucket(s) and {:?} inputs, not H={} with {} and {:?}",
-                checkpoint.display(),
-                m.hidden,
-                m.buckets,
-                m.layout,
-                cfg.hidden,
-                cfg.buckets,
-                cfg.layout
-            ));
-        }
+        check_shape(&m, cfg, &checkpoint)?;
         eprintln!("nnue: resuming after epoch {e}");
         (m, a, e)
     } else if let Some(path) = &cfg.init {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let net = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         let m = Model::from_network(&net);
-        if (m.hidden, m.buckets, m.layout) != (cfg.hidden, cfg.buckets, cfg.layout) {
-            return Err(format!(
-                "{} is a net of H={} with {} output bucket(s) and {:?} inputs, not H={} with {} and {:?}",
-                path.display(),
-                m.hidden,
-                m.buckets,
-                m.layout,
-                cfg.hidden,
-                cfg.buckets,
-                cfg.layout
-            ));
-        }
+        check_shape(&m, cfg, path)?;
         eprintln!("nnue: starting from {}", path.display());
         let n = m.w.len();
         (m, Adam::new(n), 0)

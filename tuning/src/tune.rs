@@ -301,6 +301,15 @@ fn read_history(path: &Path, n: usize) -> Vec<Vec<f64>> {
     columns
 }
 
+/// The value a list of `NAME, value` pairs gives a parameter (the last, if named twice).
+fn value_in(values: &[(&'static ParamSpec, i32)], p: &ParamSpec) -> Option<i32> {
+    values
+        .iter()
+        .rev()
+        .find(|(s, _)| s.name == p.name)
+        .map(|&(_, v)| v)
+}
+
 /// The start values in the `start.txt` beside a run's `values.csv` (none: the run began at the
 /// defaults, or predates `--start`).
 fn started_values(csv: &Path) -> Vec<(&'static ParamSpec, i32)> {
@@ -318,12 +327,7 @@ fn started_values(csv: &Path) -> Vec<(&'static ParamSpec, i32)> {
 /// first value, with no band.
 pub fn replot(csv: &Path, out: &Path) -> Result<(), String> {
     let started = started_values(csv);
-    let start_of = |p: &ParamSpec| {
-        started
-            .iter()
-            .find(|(s, _)| s.name == p.name)
-            .map_or(p.default, |&(_, v)| v)
-    };
+    let start_of = |p: &ParamSpec| value_in(&started, p).unwrap_or(p.default);
     let text = std::fs::read_to_string(csv).map_err(|e| format!("{}: {e}", csv.display()))?;
     let header = text.lines().next().unwrap_or_default();
     let names: Vec<&str> = header.split(',').skip(4).collect();
@@ -521,22 +525,9 @@ fn start_values(cfg: &Config) -> Result<Vec<i32>, String> {
     let given: Vec<i32> = cfg
         .params
         .iter()
-        .map(|p| {
-            cfg.start
-                .iter()
-                .rev()
-                .find(|(s, _)| s.name == p.name)
-                .map_or(p.default, |&(_, v)| v)
-        })
+        .map(|p| value_in(&cfg.start, p).unwrap_or(p.default))
         .collect();
     let path = cfg.out.join("start.txt");
-    let text = |values: &[i32]| -> String {
-        cfg.params
-            .iter()
-            .zip(values)
-            .map(|(p, v)| format!("{}, {v}\n", p.name))
-            .collect()
-    };
     match std::fs::read_to_string(&path) {
         Ok(kept) => {
             let kept_values = crate::verify::parse_values(&kept)
@@ -545,10 +536,7 @@ fn start_values(cfg: &Config) -> Result<Vec<i32>, String> {
                 .params
                 .iter()
                 .map(|p| {
-                    kept_values
-                        .iter()
-                        .find(|(s, _)| s.name == p.name)
-                        .map(|&(_, v)| v)
+                    value_in(&kept_values, p)
                         .ok_or_else(|| format!("{}: no start for {}", path.display(), p.name))
                 })
                 .collect::<Result<_, _>>()?;
@@ -562,7 +550,13 @@ fn start_values(cfg: &Config) -> Result<Vec<i32>, String> {
             Ok(values)
         }
         Err(_) => {
-            std::fs::write(&path, text(&given)).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text: String = cfg
+                .params
+                .iter()
+                .zip(&given)
+                .map(|(p, v)| format!("{}, {v}\n", p.name))
+                .collect();
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
             Ok(given)
         }
     }

@@ -234,15 +234,17 @@ fn log_header(cfg: &Config) -> String {
     )
 }
 
-/// Reads a pair log: the pairs already played (`pair,first,second,forfeits` lines) and their
-/// tally. A line cut off by a kill is ignored; a log of another configuration is an error.
-fn read_log(cfg: &Config, path: &std::path::Path) -> Result<(Vec<bool>, Tally), String> {
+/// Reads a pair log's text (empty: a new log): the pairs already played
+/// (`pair,first,second,forfeits` lines) and their tally. A line cut off by a kill is ignored;
+/// a log of another configuration is an error.
+fn read_log(
+    cfg: &Config,
+    path: &std::path::Path,
+    text: &str,
+) -> Result<(Vec<bool>, Tally), String> {
     let pairs = cfg.games.div_ceil(2).max(1);
     let mut done = vec![false; pairs];
     let mut tally = Tally::default();
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Ok((done, tally));
-    };
     let mut lines = text.lines();
     if let Some(first) = lines.next()
         && first != log_header(cfg)
@@ -302,36 +304,32 @@ pub fn play(cfg: &Config) -> Result<Tally, String> {
         )
         .map_err(|e| e.to_string())?,
     );
-    let (done, resumed) = match &cfg.log {
-        Some(path) => read_log(cfg, path)?,
-        None => (vec![false; pairs], Tally::default()),
-    };
-    let mut log = match &cfg.log {
+    let (done, resumed, log) = match &cfg.log {
         Some(path) => {
-            let fresh = !path.exists();
+            let io = |e: std::io::Error| format!("{}: {e}", path.display());
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            let (done, resumed) = read_log(cfg, path, &text)?;
             let mut file = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(path)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            let text = std::fs::read(path).unwrap_or_default();
-            if fresh || text.is_empty() {
-                writeln!(file, "{}", log_header(cfg))
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
-            } else if text.last() != Some(&b'\n') {
+                .map_err(io)?;
+            if text.is_empty() {
+                writeln!(file, "{}", log_header(cfg)).map_err(io)?;
+            } else if !text.ends_with('\n') {
                 // A line cut off by a kill: the next pair starts a line of its own.
-                writeln!(file).map_err(|e| format!("{}: {e}", path.display()))?;
+                writeln!(file).map_err(io)?;
             }
-            Some(file)
+            (done, resumed, Some(file))
         }
-        None => None,
+        None => (vec![false; pairs], Tally::default(), None),
     };
     let played_before = done.iter().filter(|&&d| d).count();
     bar.set_position((played_before * 2) as u64);
     let todo: Vec<usize> = (0..pairs).filter(|&k| !done[k]).collect();
     let next = AtomicUsize::new(0);
     let tally = Mutex::new((resumed, None::<String>));
-    let log = Mutex::new(log.take());
+    let log = Mutex::new(log);
     std::thread::scope(|scope| {
         for _ in 0..cfg.concurrency.max(1) {
             let (next, tally, book, bar, tuned, base, todo, log) =
