@@ -2,7 +2,8 @@
 //!
 //! - [`write_png`]: each SPSA parameter's path against the iterations, one panel per
 //!   parameter, the y axis scaled to where the value went, with the start value and the band
-//!   of ± `c_end` around the final value (moves smaller than the last perturbation are noise).
+//!   of ± `c_end` around the final value (moves smaller than the last perturbation are noise);
+//!   one legend for all panels, in a strip above them, so no panel's path is hidden under it.
 //! - [`write_loss_png`]: a network's training and validation loss per epoch.
 //!
 //! Text uses DejaVu Sans from the `dejavu` crate, registered with plotters' `ab_glyph` font
@@ -20,6 +21,8 @@ const FONT: &str = "dejavu-sans";
 const PANEL_W: u32 = 420;
 const PANEL_H: u32 = 240;
 const COLUMNS: u32 = 3;
+/// Height of the strip above the panels that holds their shared legend.
+const LEGEND_H: u32 = 28;
 
 const PATH: RGBColor = RGBColor(30, 70, 200);
 const START: RGBColor = RGBColor(200, 60, 50);
@@ -91,21 +94,66 @@ impl Series<'_> {
     }
 }
 
-/// Renders every parameter's path, one panel each, three panels to a row.
+/// Renders every parameter's path, one panel each, three panels to a row, under one legend.
 pub fn write_png(path: &Path, series: &[Series<'_>]) -> Result<(), String> {
     register_font()?;
     let rows = (series.len() as u32).div_ceil(COLUMNS).max(1);
-    let (w, h) = (COLUMNS * PANEL_W, rows * PANEL_H);
+    let (w, h) = (COLUMNS * PANEL_W, LEGEND_H + rows * PANEL_H);
     let mut rgb = vec![255u8; (w * h * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
-        let panels = root.split_evenly((rows as usize, COLUMNS as usize));
+        let (strip, body) = root.split_vertically(LEGEND_H);
+        draw_legend(&strip)?;
+        let panels = body.split_evenly((rows as usize, COLUMNS as usize));
         for (s, area) in series.iter().zip(&panels) {
             draw_series(s, area)?;
         }
         root.present().map_err(err)?;
     }
     save_png(path, &rgb, w, h)
+}
+
+/// The legend every panel shares: the path, the start value, the final value's ± c_end band.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), String> {
+    let y = (LEGEND_H / 2) as i32;
+    let text = (FONT, 13).into_font().color(&BLACK);
+    let mut x = 16;
+    for (label, kind) in [
+        ("value after each iteration", 0),
+        ("start", 1),
+        ("final value ± c_end (the last perturbation)", 2),
+    ] {
+        match kind {
+            0 => area
+                .draw(&PathElement::new(
+                    [(x, y), (x + 28, y)],
+                    PATH.stroke_width(2),
+                ))
+                .map_err(err)?,
+            1 => {
+                for dx in [0, 10, 20] {
+                    area.draw(&PathElement::new(
+                        [(x + dx, y), (x + dx + 6, y)],
+                        START.stroke_width(1),
+                    ))
+                    .map_err(err)?;
+                }
+            }
+            _ => area
+                .draw(&Rectangle::new(
+                    [(x, y - 6), (x + 28, y + 6)],
+                    BAND.mix(0.25).filled(),
+                ))
+                .map_err(err)?,
+        }
+        area.draw(&Text::new(label, (x + 36, y - 7), text.clone()))
+            .map_err(err)?;
+        let (tw, _) = area.estimate_text_size(label, &text).map_err(err)?;
+        x += 36 + tw as i32 + 28;
+    }
+    Ok(())
 }
 
 fn draw_series<DB: DrawingBackend>(
@@ -117,7 +165,15 @@ fn draw_series<DB: DrawingBackend>(
     let (lo, hi) = s.y_range();
     let mut chart = ChartBuilder::on(area)
         .caption(
-            format!("{}: {} -> {:.1}", s.name, s.start, last),
+            if s.c_end > 0.0 {
+                format!(
+                    "{}: {} -> {:.1}  (c_end {:.1})",
+                    s.name, s.start, last, s.c_end
+                )
+            } else {
+                // A parameter the engine no longer has: its c_end is unknown, no band.
+                format!("{}: {} -> {:.1}", s.name, s.start, last)
+            },
             (FONT, 16),
         )
         .margin(6)
@@ -142,9 +198,7 @@ fn draw_series<DB: DrawingBackend>(
             [(0.0, last - s.c_end), (n as f64, last + s.c_end)],
             BAND.mix(0.25).filled(),
         )))
-        .map_err(err)?
-        .label(format!("final ± c_end ({:.1})", s.c_end))
-        .legend(|(x, y)| Rectangle::new([(x, y - 4), (x + 16, y + 4)], BAND.mix(0.25).filled()));
+        .map_err(err)?;
     chart
         .draw_series(DashedLineSeries::new(
             [(0.0, s.start), (n as f64, s.start)],
@@ -152,9 +206,7 @@ fn draw_series<DB: DrawingBackend>(
             4,
             START.stroke_width(1),
         ))
-        .map_err(err)?
-        .label("start")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], START));
+        .map_err(err)?;
     chart
         .draw_series(LineSeries::new(
             s.values
@@ -163,16 +215,6 @@ fn draw_series<DB: DrawingBackend>(
                 .map(|(i, &v)| ((i + 1) as f64, v)),
             PATH.stroke_width(1),
         ))
-        .map_err(err)?
-        .label("value")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], PATH));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font((FONT, 11))
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK.mix(0.3))
-        .draw()
         .map_err(err)?;
     Ok(())
 }
@@ -267,13 +309,22 @@ mod tests {
 
     /// Decodes a PNG and counts the pixels of `color` (within 40 per channel).
     fn pixels_near(path: &Path, color: RGBColor) -> usize {
+        pixels_near_in_rows(path, color, 0..u32::MAX)
+    }
+
+    /// The same, counting only the pixel rows in `rows`.
+    fn pixels_near_in_rows(path: &Path, color: RGBColor, rows: std::ops::Range<u32>) -> usize {
         let decoder =
             png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
         let mut reader = decoder.read_info().unwrap();
         let mut buf = vec![0; reader.output_buffer_size().unwrap()];
         let info = reader.next_frame(&mut buf).unwrap();
+        let row_bytes = info.width as usize * 3;
         buf[..info.buffer_size()]
-            .chunks(3)
+            .chunks(row_bytes)
+            .enumerate()
+            .filter(|(y, _)| rows.contains(&(*y as u32)))
+            .flat_map(|(_, row)| row.chunks(3))
             .filter(|p| {
                 (i32::from(p[0]) - i32::from(color.0)).abs() < 40
                     && (i32::from(p[1]) - i32::from(color.1)).abs() < 40
@@ -299,9 +350,14 @@ mod tests {
             .collect();
         let path = dir.join("p.png");
         write_png(&path, &series).unwrap();
-        assert_eq!(png_size(&path), (3 * PANEL_W, 2 * PANEL_H));
+        assert_eq!(png_size(&path), (3 * PANEL_W, LEGEND_H + 2 * PANEL_H));
         // The path is drawn (blue pixels), and so is text (dark pixels of the labels).
         assert!(pixels_near(&path, PATH) > 500);
+        // The legend is drawn once, in the strip above the panels, not over any of them.
+        let strip = 0..LEGEND_H;
+        assert!(pixels_near_in_rows(&path, PATH, strip.clone()) >= 28);
+        assert!(pixels_near_in_rows(&path, START, strip.clone()) >= 12);
+        assert!(pixels_near_in_rows(&path, RGBColor(0, 0, 0), strip) > 100);
         assert!(pixels_near(&path, RGBColor(0, 0, 0)) > 500);
         // An empty run still draws its panels.
         let empty = [Series {
@@ -313,7 +369,7 @@ mod tests {
             values: &[],
         }];
         write_png(&path, &empty).unwrap();
-        assert_eq!(png_size(&path), (3 * PANEL_W, PANEL_H));
+        assert_eq!(png_size(&path), (3 * PANEL_W, LEGEND_H + PANEL_H));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
