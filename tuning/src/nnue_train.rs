@@ -668,6 +668,16 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     let csv_path = cfg.out.join("loss.csv");
     let mut history = read_history(&csv_path);
     history.retain(|r| r.0 <= start_epoch);
+    if start_epoch == 0 && cfg.init.is_some() {
+        // The starting net is epoch 0: the line every fine-tuning epoch has to beat.
+        let train_loss = loss(&model, &train, cfg.wdl, threads);
+        let valid_loss = loss(&model, &valid, cfg.wdl, threads);
+        history = vec![(0, train_loss, valid_loss)];
+        write_history(&csv_path, &history)?;
+        eprintln!(
+            "epoch 0 (the --init net): train loss {train_loss:.6}, validation loss {valid_loss:.6}"
+        );
+    }
     let mut best = history.iter().map(|r| r.2).fold(f64::INFINITY, f64::min);
     let started = Instant::now();
     let mut seen = 0u64;
@@ -719,6 +729,9 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         }
     }
     bar.finish();
+    if cfg.init.is_some() && !history.iter().any(|r| r.0 > 0 && r.2 <= best) {
+        eprintln!("nnue: no epoch beat the --init net's validation loss; no best.nnue written");
+    }
     eprintln!(
         "nnue: {:.0} s, {:.0} positions/s; best validation loss {best:.6}; nets in {}",
         started.elapsed().as_secs_f64(),
@@ -1046,6 +1059,51 @@ mod tests {
         let (train_a, valid_a) = load(&[a], usize::MAX, Layout::Plain, false).unwrap();
         assert_eq!(keys(&train_ab), [keys(&train_a), keys(&train_b)].concat());
         assert_eq!(keys(&valid_ab), [keys(&valid_a), keys(&valid_b)].concat());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_run_from_an_init_net_reports_that_net_as_epoch_0() {
+        let dir = std::env::temp_dir().join(format!("shears-nnue-init-{}", std::process::id()));
+        let data = dir.join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        let bytes: Vec<u8> = (0..200)
+            .flat_map(|i| crate::nnue_data::test_game(7000 + i, 12 + i as usize % 20).to_bytes())
+            .collect();
+        std::fs::write(data.join("games.vf"), bytes).unwrap();
+        let net = Model::new(8, 2, Layout::Plain, 3).quantise().unwrap();
+        let init = dir.join("init.nnue");
+        std::fs::write(&init, net.to_bytes()).unwrap();
+        let cfg = Config {
+            data: vec![data.clone()],
+            valid: None,
+            out: dir.join("out"),
+            hidden: 8,
+            buckets: 2,
+            layout: Layout::Plain,
+            epochs: 1,
+            batch: 256,
+            lr: 0.001,
+            lr_end: 0.1,
+            wdl: 0.3,
+            decay: 0.0,
+            mirror: Mirror::Off,
+            threads: 1,
+            seed: 1,
+            limit: usize::MAX,
+            progress: false,
+            init: Some(init),
+        };
+        run(&cfg).unwrap();
+        let history = read_history(&cfg.out.join("loss.csv"));
+        assert_eq!(history.iter().map(|r| r.0).collect::<Vec<_>>(), [0, 1]);
+        // Epoch 0 is the init net's own validation loss, on the run's held-out games.
+        let (_, valid) = load(&cfg.data, usize::MAX, Layout::Plain, false).unwrap();
+        let expected = loss(&Model::from_network(&net), &valid, 0.3, 1);
+        assert!(
+            (history[0].2 - expected).abs() < 1e-6,
+            "{history:?} {expected}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
