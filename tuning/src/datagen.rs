@@ -326,6 +326,13 @@ pub fn data_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// The finished games of one data file, and the bytes after them (a game still being
+/// written when a run was killed); errors name the file.
+pub fn read_games(path: &Path) -> Result<(Vec<Game>, usize), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Game::read_all(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// Counts games and positions; with `filter`, also which positions a trainer keeps.
 pub fn stats_with(dir: &Path, filter: bool) -> Result<Stats, String> {
     let mut s = Stats::default();
@@ -333,9 +340,7 @@ pub fn stats_with(dir: &Path, filter: bool) -> Result<Stats, String> {
         return Ok(s);
     }
     for path in data_files(dir)? {
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let (games, rest) =
-            Game::read_all(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (games, rest) = read_games(&path)?;
         s.files += 1;
         s.unfinished_bytes += rest as u64;
         for g in &games {

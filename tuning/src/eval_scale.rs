@@ -20,7 +20,6 @@ use shears::nnue::Network;
 use shears::position::Position;
 
 use crate::nnue_data::skip_reason;
-use crate::viriformat::Game;
 
 pub struct Config {
     pub data: Vec<PathBuf>,
@@ -96,9 +95,7 @@ pub fn collect(dirs: &[PathBuf], net: &Network, limit: usize) -> Result<Vec<Poin
     let mut points = Vec::new();
     for dir in dirs {
         for path in crate::datagen::data_files(dir)? {
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let (games, _) =
-                Game::read_all(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            let (games, _) = crate::datagen::read_games(&path)?;
             for g in games {
                 // The trainer's validation games (see `nnue_data::is_validation`).
                 if !crate::nnue_data::is_validation(&g) {

@@ -35,7 +35,6 @@ use shears::nnue::{self, INPUTS, Layout, Network, QA, QB, SCALE, WEIGHT_CLIP};
 use crate::nnue_data::skip_reason;
 #[cfg(test)]
 use crate::viriformat;
-use crate::viriformat::Game;
 
 /// Most pieces on a board: features per perspective.
 const MAX_FEATURES: usize = 32;
@@ -154,9 +153,7 @@ pub fn load(
     let (mut train, mut valid) = (Vec::new(), Vec::new());
     'files: for dir in dirs {
         for path in crate::datagen::data_files(dir)? {
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let (games, _) =
-                Game::read_all(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            let (games, _) = crate::datagen::read_games(&path)?;
             for g in games {
                 let into = if crate::nnue_data::is_validation(&g) {
                     &mut valid

@@ -608,18 +608,7 @@ pub fn run(cfg: &Config) -> Result<Spsa, String> {
             .map_err(|e| format!("{}: {e}", csv_path.display()))?;
     }
 
-    let total_games = (iterations * cfg.pairs * 2) as u64;
-    let bar = if cfg.progress {
-        ProgressBar::new(total_games)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:30} {pos}/{len} games | {msg} | elapsed {elapsed_precise} | left {eta_precise}",
-        )
-        .map_err(|e| e.to_string())?,
-    );
+    let bar = games_bar((iterations * cfg.pairs * 2) as u64, cfg.progress)?;
     bar.set_position((done * cfg.pairs * 2) as u64);
     bar.reset_eta();
 
@@ -728,6 +717,23 @@ pub fn run(cfg: &Config) -> Result<Spsa, String> {
     );
     print!("{result}");
     Ok(spsa)
+}
+
+/// The progress bar of a run of games (SPSA, verify): games played of `total`, a message,
+/// time spent and left; hidden without `progress`.
+pub(crate) fn games_bar(total: u64, progress: bool) -> Result<ProgressBar, String> {
+    let bar = if progress {
+        ProgressBar::new(total)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} games | {msg} | elapsed {elapsed_precise} | left {eta_precise}",
+        )
+        .map_err(|e| e.to_string())?,
+    );
+    Ok(bar)
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use shears::Engine;
@@ -293,17 +292,7 @@ pub fn play(cfg: &Config) -> Result<Tally, String> {
     }
     let (tuned, base) = (params_of(&cfg.values)?, params_of(&cfg.base)?);
     let pairs = cfg.games.div_ceil(2).max(1);
-    let bar = if cfg.progress {
-        ProgressBar::new((pairs * 2) as u64)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:30} {pos}/{len} games | {msg} | elapsed {elapsed_precise} | left {eta_precise}",
-        )
-        .map_err(|e| e.to_string())?,
-    );
+    let bar = crate::tune::games_bar((pairs * 2) as u64, cfg.progress)?;
     let (done, resumed, log) = match &cfg.log {
         Some(path) => {
             let io = |e: std::io::Error| format!("{}: {e}", path.display());

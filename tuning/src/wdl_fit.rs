@@ -20,7 +20,7 @@ use shakmaty::{Color, Position as _};
 
 use shears::wdl::win_loss;
 
-use crate::viriformat::{self, Game};
+use crate::viriformat;
 
 /// Score bins of this many centipawns.
 const SCORE_BIN: i32 = 20;
@@ -41,9 +41,7 @@ fn collect(dirs: &[PathBuf]) -> Result<Bins, String> {
     let mut bins = Bins::new();
     for dir in dirs {
         for path in crate::datagen::data_files(dir)? {
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let (games, _) =
-                Game::read_all(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            let (games, _) = crate::datagen::read_games(&path)?;
             for g in games {
                 for (pos, _, score) in g.positions() {
                     let white = pos.turn() == Color::White;
