@@ -28,6 +28,7 @@ const USAGE: &str = "usage:
                    [--start FILE|NAME=V,...] [--r-end R] [--resign CP] [--draw CP] [--quiet]
   shears-tune spsa-plot --csv RUN/values.csv [--out RUN/plot.png]
   shears-tune verify --values RUN/result.txt|NAME=V,... [--base FILE|NAME=V,...] --book FILE
+                     [--net FILE] [--base-net FILE] (either instead of --values: nets compared)
                      [--games 400] [--tc 8+0.08|nodes=N] [--concurrency N] [--hash MB] [--seed N]
                      [--resign CP] [--draw CP] [--log FILE] [--quiet]
   shears-tune datagen --out DIR [--games N] [--soft-nodes N] [--hard-nodes N] [--threads N]
@@ -230,7 +231,15 @@ fn main() {
             .map(|_| ())
         })(),
         "verify" => (|| {
-            let values = verify::read_values(args.get("--values").ok_or("--values is required")?)?;
+            let (net, base_net) = (
+                args.get("--net").map(PathBuf::from),
+                args.get("--base-net").map(PathBuf::from),
+            );
+            let values = match args.get("--values") {
+                Some(v) => verify::read_values(v)?,
+                None if net.is_some() || base_net.is_some() => Vec::new(),
+                None => return Err("--values (or --net / --base-net) is required".to_string()),
+            };
             let base = match args.get("--base") {
                 Some(b) => verify::read_values(b)?,
                 None => Vec::new(),
@@ -238,6 +247,8 @@ fn main() {
             verify::run(&verify::Config {
                 values,
                 base,
+                net,
+                base_net,
                 games: args.num("--games", 400)?,
                 tc: tune::parse_tc(args.get("--tc").unwrap_or("8+0.08"))?,
                 concurrency: args.num("--concurrency", 1)?,

@@ -1,7 +1,9 @@
 //! `shears-tune verify`: plays a set of parameter values (an SPSA run's result) against the
 //! defaults, or against another set, in game pairs in this process, and prints the Elo
 //! difference with its 95% error bar and the likelihood of superiority from the pentanomial
-//! counts of the pairs (the statistics fastchess and OpenBench print).
+//! counts of the pairs (the statistics fastchess and OpenBench print). Either side can also
+//! evaluate with a net file of its own (`--net`, `--base-net`): a quick screen of candidate
+//! nets at a node limit, where nets of one shape search at the same speed.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -166,6 +168,9 @@ pub struct Config {
     /// The values under test, and what they play against (empty: the defaults).
     pub values: Vec<(&'static ParamSpec, i32)>,
     pub base: Vec<(&'static ParamSpec, i32)>,
+    /// Net files for the side under test and for the base (`None`: the built-in net).
+    pub net: Option<PathBuf>,
+    pub base_net: Option<PathBuf>,
     pub games: usize,
     pub tc: TimeControl,
     pub concurrency: usize,
@@ -217,14 +222,20 @@ fn log_header(cfg: &Config) -> String {
             .collect::<Vec<_>>()
             .join(",")
     };
+    let net = |n: &Option<PathBuf>| match n {
+        Some(path) => format!(" | net {}", path.display()),
+        None => String::new(),
+    };
     format!(
-        "# shears-tune verify: values {} | base {} | tc {:?} | book {} | seed {} | hash {} | {:?}",
+        "# shears-tune verify: values {}{} | base {}{} | tc {:?} | book {} | seed {} | hash {} | {:?}",
         list(&cfg.values),
+        net(&cfg.net),
         if cfg.base.is_empty() {
             "defaults".to_string()
         } else {
             list(&cfg.base)
         },
+        net(&cfg.base_net),
         cfg.tc,
         cfg.book.display(),
         cfg.seed,
@@ -291,6 +302,10 @@ pub fn play(cfg: &Config) -> Result<Tally, String> {
         return Err(format!("no positions in {}", cfg.book.display()));
     }
     let (tuned, base) = (params_of(&cfg.values)?, params_of(&cfg.base)?);
+    for path in [&cfg.net, &cfg.base_net].into_iter().flatten() {
+        // A file that is no net stops the run here, not in every game thread.
+        Engine::new().set_option("EvalFile", Some(&path.to_string_lossy()))?;
+    }
     let pairs = cfg.games.div_ceil(2).max(1);
     let bar = crate::tune::games_bar((pairs * 2) as u64, cfg.progress)?;
     let (done, resumed, log) = match &cfg.log {
@@ -326,11 +341,17 @@ pub fn play(cfg: &Config) -> Result<Tally, String> {
             scope.spawn(move || {
                 let mut a = Engine::new();
                 let mut b = Engine::new();
-                let setup = |e: &mut Engine, p: &Params| -> Result<(), String> {
-                    e.set_option("Hash", Some(&cfg.hash_mb.to_string()))?;
-                    e.set_params(p.clone())
-                };
-                if let Err(e) = setup(&mut a, tuned).and_then(|()| setup(&mut b, base)) {
+                let setup =
+                    |e: &mut Engine, p: &Params, net: &Option<PathBuf>| -> Result<(), String> {
+                        e.set_option("Hash", Some(&cfg.hash_mb.to_string()))?;
+                        if let Some(path) = net {
+                            e.set_option("EvalFile", Some(&path.to_string_lossy()))?;
+                        }
+                        e.set_params(p.clone())
+                    };
+                if let Err(e) =
+                    setup(&mut a, tuned, &cfg.net).and_then(|()| setup(&mut b, base, &cfg.base_net))
+                {
                     if let Ok(mut t) = tally.lock() {
                         t.1 = Some(e);
                     }
@@ -401,6 +422,18 @@ pub fn report(cfg: &Config, t: &Tally, seconds: f64) -> String {
     } else {
         format!("{} base values", cfg.base.len())
     };
+    let net = |n: &Option<PathBuf>| match n {
+        Some(path) => format!(" with net {}", path.display()),
+        None => String::new(),
+    };
+    let (tested, base) = (
+        if cfg.values.is_empty() {
+            format!("the defaults{}", net(&cfg.net))
+        } else {
+            format!("{} tuned values{}", cfg.values.len(), net(&cfg.net))
+        },
+        format!("{base}{}", net(&cfg.base_net)),
+    );
     let now = games.saturating_sub(2 * t.logged_pairs);
     let logged = if t.logged_pairs > 0 {
         format!(", {} of them from the pair log", 2 * t.logged_pairs)
@@ -408,10 +441,9 @@ pub fn report(cfg: &Config, t: &Tally, seconds: f64) -> String {
         String::new()
     };
     format!(
-        "{} tuned values against {base}, {games} games ({} pairs{logged}); {now} in {:.0} s ({:.1} games/min)\n\
+        "{tested} against {base}, {games} games ({} pairs{logged}); {now} in {:.0} s ({:.1} games/min)\n\
          wins {} losses {} draws {} (score {:.1}%), pentanomial {:?}, forfeits {}\n\
          Elo {:+.2} +/- {:.2} (95%), LOS {:.1}%\n",
-        cfg.values.len(),
         e.pairs,
         seconds,
         f64::from(now) * 60.0 / seconds.max(1e-9),
@@ -502,6 +534,8 @@ mod tests {
         let cfg = Config {
             values: vec![(spec, spec.max)],
             base: Vec::new(),
+            net: None,
+            base_net: None,
             games: 6,
             tc: TimeControl::Nodes(300),
             concurrency: 2,
@@ -567,6 +601,48 @@ mod tests {
                 .err()
                 .is_some_and(|e| e.contains("another verification"))
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn nets_can_be_compared_and_a_bad_net_file_stops_the_run() {
+        let dir = std::env::temp_dir().join(format!("shears-verify-nets-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let book = dir.join("book.epd");
+        std::fs::write(
+            &book,
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n",
+        )
+        .unwrap();
+        // The built-in net's file against a net of random weights of the same shape.
+        let trained = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/default.nnue");
+        let random = dir.join("random.nnue");
+        let model = crate::nnue_train::Model::new(128, 8, shears::nnue::Layout::Plain, 5);
+        std::fs::write(&random, model.quantise().unwrap().to_bytes()).unwrap();
+        let cfg = Config {
+            values: Vec::new(),
+            base: Vec::new(),
+            net: Some(trained),
+            base_net: Some(random.clone()),
+            games: 6,
+            tc: TimeControl::Nodes(2000),
+            concurrency: 2,
+            book,
+            seed: 3,
+            hash_mb: 1,
+            adjudication: Adjudication::default(),
+            progress: false,
+            log: None,
+        };
+        let t = play(&cfg).unwrap();
+        assert_eq!(t.wins + t.losses + t.draws, 6);
+        assert!(t.penta.estimate().score > 0.75, "{t:?}");
+        let r = report(&cfg, &t, 1.0);
+        assert!(r.starts_with("the defaults with net "), "{r}");
+        assert!(r.contains("random.nnue"), "{r}");
+        // A file that is no net is refused before any game.
+        std::fs::write(&random, b"not a net").unwrap();
+        assert!(play(&cfg).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
