@@ -25,7 +25,8 @@ const USAGE: &str = "usage:
   shears-tune spsa --book FILE --out DIR [--params all|NAME,NAME] [--iterations N|--hours H] [--pairs N]
                    [--tc 8+0.08|nodes=N|depth=N] [--concurrency N] [--hash MB] [--seed N]
                    [--runner inprocess|fastchess] [--fastchess CMD] [--engine PATH]
-                   [--start FILE|NAME=V,...] [--r-end R] [--resign CP] [--draw CP] [--quiet]
+                   [--start FILE|NAME=V,...] [--fixed FILE|NAME=V,...] [--r-end R]
+                   [--resign CP] [--draw CP] [--quiet]
   shears-tune spsa-plot --csv RUN/values.csv [--out RUN/plot.png]
   shears-tune verify --values RUN/result.txt|NAME=V,... [--base FILE|NAME=V,...] --book FILE
                      [--net FILE] [--base-net FILE] (either instead of --values: nets compared)
@@ -223,6 +224,10 @@ fn main() {
                 adjudication,
                 progress: !args.has("--quiet"),
                 start: match args.get("--start") {
+                    Some(v) => verify::read_values(v)?,
+                    None => Vec::new(),
+                },
+                fixed: match args.get("--fixed") {
                     Some(v) => verify::read_values(v)?,
                     None => Vec::new(),
                 },

@@ -33,6 +33,7 @@ pub enum Runner {
     },
 }
 
+#[derive(Clone)]
 pub struct Config {
     pub params: Vec<&'static ParamSpec>,
     /// Iterations of the run, unless `budget_s` sets them.
@@ -54,6 +55,10 @@ pub struct Config {
     /// Where the tuned parameters start (those not named start at their defaults), e.g. margins
     /// rescaled for a new evaluation. Kept in `start.txt`, so a resumed run keeps it.
     pub start: Vec<(&'static ParamSpec, i32)>,
+    /// Parameters set on both sides and not tuned (those not named keep their defaults), e.g.
+    /// the result of an earlier stage of a campaign. Kept in `fixed.txt`, so a resumed run keeps
+    /// them.
+    pub fixed: Vec<(&'static ParamSpec, i32)>,
     /// The learning rate at the end of the run (OpenBench's `r_end`, 0.002 by default).
     pub r_end: f64,
 }
@@ -108,10 +113,15 @@ fn tc_text(tc: TimeControl) -> String {
     }
 }
 
-/// Parameters for one side of a probe: defaults with the tuned ones replaced.
-fn params_with(specs: &[&ParamSpec], values: &[i32]) -> Params {
+/// Parameters for one side of a probe: the defaults, with the fixed ones and then the tuned
+/// ones replaced.
+fn params_with(cfg: &Config, values: &[i32]) -> Params {
     let mut p = Params::default();
-    for (s, &v) in specs.iter().zip(values) {
+    for (s, v) in &cfg.fixed {
+        // Checked against the spec's range when read.
+        let _ = p.set(s.name, i64::from(*v));
+    }
+    for (s, &v) in cfg.params.iter().zip(values) {
         // Values are clipped to the spec's range by the probe.
         let _ = p.set(s.name, i64::from(v));
     }
@@ -149,8 +159,8 @@ fn play_pairs_in_process(
     rng: &mut StdRng,
 ) -> Result<Score, String> {
     let (plus, minus) = engines;
-    plus.set_params(params_with(&cfg.params, &probe.plus))?;
-    minus.set_params(params_with(&cfg.params, &probe.minus))?;
+    plus.set_params(params_with(cfg, &probe.plus))?;
+    minus.set_params(params_with(cfg, &probe.minus))?;
     let mut score = Score::default();
     for _ in 0..cfg.pairs {
         let fen = random_start(book, 0, rng).ok_or("no usable opening")?;
@@ -176,6 +186,9 @@ fn play_pairs_fastchess(
             .arg(format!("cmd={}", engine.display()))
             .arg(format!("name={name}"))
             .arg(format!("option.Hash={}", cfg.hash_mb));
+        for (s, v) in &cfg.fixed {
+            cmd.arg(format!("option.{}={v}", s.name));
+        }
         for (s, v) in cfg.params.iter().zip(values.iter()) {
             cmd.arg(format!("option.{}={v}", s.name));
         }
@@ -562,11 +575,62 @@ fn start_values(cfg: &Config) -> Result<Vec<i32>, String> {
     }
 }
 
+/// The parameters fixed on both sides: `fixed.txt` of a run being resumed (none there: a run
+/// from before `--fixed`, or one without), else `cfg.fixed` (then written to `fixed.txt`). A
+/// resumed run given other fixed values than it began with is refused, as is a fixed parameter
+/// that is also tuned.
+fn fixed_values(cfg: &Config) -> Result<Vec<(&'static ParamSpec, i32)>, String> {
+    for (spec, _) in &cfg.fixed {
+        if cfg.params.iter().any(|p| p.name == spec.name) {
+            return Err(format!("--fixed names {}, which is tuned", spec.name));
+        }
+    }
+    let path = cfg.out.join("fixed.txt");
+    let text = |values: &[(&ParamSpec, i32)]| -> String {
+        values
+            .iter()
+            .map(|(p, v)| format!("{}, {v}\n", p.name))
+            .collect()
+    };
+    let resuming = cfg.out.join("values.csv").exists();
+    match std::fs::read_to_string(&path) {
+        Ok(kept) => {
+            let kept_values = if kept.trim().is_empty() {
+                Vec::new()
+            } else {
+                crate::verify::parse_values(&kept)
+                    .map_err(|e| format!("{}: {e}", path.display()))?
+            };
+            if !cfg.fixed.is_empty() && text(&kept_values) != text(&cfg.fixed) {
+                return Err(format!(
+                    "{} began with other fixed values ({}); resume it without --fixed or with the same",
+                    cfg.out.display(),
+                    path.display()
+                ));
+            }
+            Ok(kept_values)
+        }
+        Err(_) if resuming && !cfg.fixed.is_empty() => Err(format!(
+            "{} began without fixed values; resume it without --fixed",
+            cfg.out.display()
+        )),
+        Err(_) => {
+            std::fs::write(&path, text(&cfg.fixed))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok(cfg.fixed.clone())
+        }
+    }
+}
+
 pub fn run(cfg: &Config) -> Result<Spsa, String> {
     if cfg.params.is_empty() {
         return Err("no parameters to tune".to_string());
     }
     std::fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    let cfg = &Config {
+        fixed: fixed_values(cfg)?,
+        ..cfg.clone()
+    };
     let text =
         std::fs::read_to_string(&cfg.book).map_err(|e| format!("{}: {e}", cfg.book.display()))?;
     let book = read_book(&text);
@@ -811,6 +875,7 @@ mod tests {
             },
             progress: false,
             start: Vec::new(),
+            fixed: Vec::new(),
             r_end: shears::params::DEFAULT_R_END,
         };
         run(&cfg).unwrap();
@@ -871,7 +936,72 @@ mod tests {
         );
         cfg.start = crate::verify::parse_values("NMP_BASE=3").unwrap();
         assert!(run(&cfg).err().is_some_and(|e| e.contains("not tuned")));
+        // Values fixed on both sides: kept in fixed.txt, kept on resume, others refused, and a
+        // tuned parameter cannot be fixed.
+        cfg.start = Vec::new();
+        cfg.out = dir.join("fixed");
+        cfg.iterations = 1;
+        cfg.fixed = crate::verify::parse_values("NMP_BASE=3,FP_BASE=150").unwrap();
+        run(&cfg).unwrap();
+        let kept = std::fs::read_to_string(cfg.out.join("fixed.txt")).unwrap();
+        assert_eq!(kept, "NMP_BASE, 3\nFP_BASE, 150\n");
+        cfg.iterations = 2;
+        cfg.fixed = Vec::new();
+        run(&cfg).unwrap();
+        cfg.fixed = crate::verify::parse_values("NMP_BASE=4").unwrap();
+        assert!(
+            run(&cfg)
+                .err()
+                .is_some_and(|e| e.contains("other fixed values"))
+        );
+        // A run begun without them (fixed.txt empty), or from before `--fixed` (no file).
+        cfg.out = dir.join("run");
+        assert!(
+            run(&cfg)
+                .err()
+                .is_some_and(|e| e.contains("other fixed values"))
+        );
+        std::fs::remove_file(cfg.out.join("fixed.txt")).unwrap();
+        assert!(
+            run(&cfg)
+                .err()
+                .is_some_and(|e| e.contains("began without fixed values"))
+        );
+        cfg.out = dir.join("fixed-tuned");
+        cfg.fixed = crate::verify::parse_values("RFP_MUL=100").unwrap();
+        assert!(
+            run(&cfg)
+                .err()
+                .is_some_and(|e| e.contains("which is tuned"))
+        );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Both sides of a probe carry the fixed values; the tuned ones override the defaults.
+    #[test]
+    fn a_probe_plays_the_fixed_values_on_both_sides() {
+        let cfg = Config {
+            params: select_params("RFP_MUL").unwrap(),
+            iterations: 1,
+            budget_s: None,
+            pairs: 1,
+            tc: TimeControl::Nodes(300),
+            concurrency: 1,
+            book: PathBuf::new(),
+            out: PathBuf::new(),
+            runner: Runner::InProcess,
+            seed: 1,
+            hash_mb: 1,
+            adjudication: Adjudication::default(),
+            progress: false,
+            start: Vec::new(),
+            fixed: crate::verify::parse_values("NMP_BASE=3").unwrap(),
+            r_end: shears::params::DEFAULT_R_END,
+        };
+        let p = params_with(&cfg, &[123]);
+        assert_eq!(p.RFP_MUL, 123);
+        assert_eq!(p.NMP_BASE, 3);
+        assert_eq!(p.LMR_BASE, Params::default().LMR_BASE);
     }
 
     #[test]
