@@ -130,7 +130,7 @@ macro_rules! define_params {
 define_params! {
     // Aspiration windows.
     ASP_MIN_DEPTH          = 4,    1,   64,  1, "aspiration windows from this depth on (64: off)";
-    ASP_MARGIN         = 18,   5,  200,  2, "initial half-width of the aspiration window (cp)";
+    ASP_MARGIN         = 24,   5,  200,  2, "initial half-width of the aspiration window (cp)";
     ASP_WIDEN_PCT      = 50,  10,  300,  5, "window growth per fail, percent of its width";
 
     // Extensions (the check extension is off by default: docs/search.md).
@@ -138,13 +138,13 @@ define_params! {
     SE_MIN_DEPTH           = 7,    4,   64,  1, "singular extensions from this depth on (64: off)";
     SE_TT_DEPTH_MARGIN        = 3,    1,    8,  1, "TT entry may be this much shallower than the node";
     SE_BETA_MUL        = 64,   8,  256,  8, "singular beta = tt score - depth * MUL / 64";
-    SE_DOUBLE_MARGIN   = 20,   0,  200,  5, "double extension when this far below singular beta (cp)";
+    SE_DOUBLE_MARGIN   = 28,   0,  200,  5, "double extension when this far below singular beta (cp)";
     SE_DOUBLE_MAX      = 6,    0,   16,  1, "most double extensions on one path";
 
     // Reverse futility pruning (static null move).
     RFP_MAX_DEPTH          = 8,    0,   16,  1, "at or below this depth (0: off)";
-    RFP_MUL         = 75,  20,  200,  5, "margin per ply of depth (cp)";
-    RFP_IMPROVING_MARGIN      = 60,   0,  200,  5, "margin taken off when the eval improves (cp)";
+    RFP_MUL         = 98,  20,  200,  5, "margin per ply of depth (cp)";
+    RFP_IMPROVING_MARGIN      = 72,   0,  200,  5, "margin taken off when the eval improves (cp)";
 
     // Razoring (off by default; the margins are the better of the two measured:
     // docs/search.md).
@@ -155,15 +155,15 @@ define_params! {
     // Null move pruning.
     NMP_MIN_DEPTH          = 3,    1,   64,  1, "from this depth on (64: off)";
     NMP_BASE           = 4,    1,    8,  1, "flat depth reduction";
-    NMP_DEPTH_DIV      = 3,    1,   12,  1, "extra reduction: depth / DIV";
-    NMP_EVAL_DIV       = 200, 50,  800, 25, "extra reduction: (eval - beta) / DIV, at most EVAL_MAX";
+    NMP_DEPTH_DIV      = 4,    1,   12,  1, "extra reduction: depth / DIV";
+    NMP_EVAL_DIV       = 234, 50,  800, 25, "extra reduction: (eval - beta) / DIV, at most EVAL_MAX";
     NMP_EVAL_MAX       = 3,    0,    8,  1, "cap on the eval part of the reduction (plies)";
     NMP_VERIFY_PLY_PCT = 75,   0,  100,  5, "verification: no null move for this share of its depth";
     NMP_VERIFY_MIN_DEPTH   = 12,   1,   64,  1, "verification search from this depth on (64: off)";
 
     // ProbCut.
     PROBCUT_MIN_DEPTH      = 5,    2,   64,  1, "from this depth on (64: off)";
-    PROBCUT_MARGIN     = 200, 50,  600, 20, "beta margin of the shallow capture search (cp)";
+    PROBCUT_MARGIN     = 266, 50,  600, 20, "beta margin of the shallow capture search (cp)";
     PROBCUT_REDUCTION  = 4,    2,    8,  1, "the confirming search is this much shallower";
 
     // Internal iterative reduction (off by default: docs/search.md).
@@ -171,31 +171,31 @@ define_params! {
 
     // Move-loop pruning of late and bad moves (depths are reduced depths).
     LMP_MAX_DEPTH          = 8,    0,   16,  1, "late move pruning at or below this depth (0: off)";
-    LMP_BASE           = 300, 100, 1000, 25, "move-count limit: (BASE + MUL * depth^2) / 100";
-    LMP_MUL            = 100, 25,  300, 10, "move-count limit: quadratic factor (1/100)";
+    LMP_BASE           = 363, 100, 1000, 25, "move-count limit: (BASE + MUL * depth^2) / 100";
+    LMP_MUL            = 99, 25,  300, 10, "move-count limit: quadratic factor (1/100)";
     LMP_WORSENING_PCT  = 50,  10,  100,  5, "move-count limit when not improving, percent";
     FP_MAX_DEPTH           = 8,    0,   16,  1, "futility pruning of quiets at or below this depth (0: off)";
-    FP_BASE            = 80,   0,  400, 10, "futility margin: flat part (cp)";
-    FP_MUL             = 90,  20,  300, 10, "futility margin per ply (cp)";
+    FP_BASE            = 109,   0,  400, 10, "futility margin: flat part (cp)";
+    FP_MUL             = 109,  20,  300, 10, "futility margin per ply (cp)";
     HP_MAX_DEPTH           = 3,    0,   12,  1, "history pruning of quiets at or below this depth (0: off)";
-    HP_MUL          = 2000, 250, 8000, 250, "prune when history < -MARGIN * depth";
+    HP_MUL          = 2067, 250, 8000, 250, "prune when history < -MARGIN * depth";
     SEE_MAX_DEPTH          = 8,    0,   16,  1, "SEE pruning at or below this depth (0: off)";
     SEE_QUIET_MUL      = 60,  10,  200,  5, "quiet SEE threshold: -MUL * depth (cp)";
-    SEE_NOISY_MUL      = 25,   5,  100,  3, "capture SEE threshold: -MUL * depth^2 (cp)";
+    SEE_NOISY_MUL      = 19,   5,  100,  3, "capture SEE threshold: -MUL * depth^2 (cp)";
 
     // Late move reductions (table in 1/100 plies; adjustments in 1/1024 plies).
     LMR_MIN_DEPTH          = 3,    1,   64,  1, "reduce from this depth on (64: off)";
     LMR_MOVES          = 2,    1,   16,  1, "moves searched fully before reductions (+1 at PV nodes)";
-    LMR_BASE           = 77,   0,  300, 10, "reduction table: flat part (1/100 ply)";
-    LMR_DIV            = 236, 100, 500, 10, "reduction table: divisor of ln(depth)*ln(moves) (1/100)";
+    LMR_BASE           = 86,   0,  300, 10, "reduction table: flat part (1/100 ply)";
+    LMR_DIV            = 230, 100, 500, 10, "reduction table: divisor of ln(depth)*ln(moves) (1/100)";
     LMR_PV             = 1024, 0, 3072, 128, "less reduction at PV nodes";
     LMR_IMPROVING      = 1024, 0, 3072, 128, "more reduction when not improving";
     LMR_CUTNODE        = 1536, 0, 4096, 128, "more reduction at expected cut nodes";
     LMR_TT_CAPTURE     = 1024, 0, 3072, 128, "more reduction for quiets when the TT move is a capture";
     LMR_NOISY          = 1024, 0, 3072, 128, "less reduction for captures";
     LMR_CHECK          = 3072, 0, 4096, 128, "less reduction for checking moves";
-    LMR_HIST_DIV       = 8192, 1024, 32768, 512, "reduction -= history * 1024 / DIV";
-    LMR_DEEPER_MARGIN         = 40,   0,  200, 5, "re-search one ply deeper when this far above best (cp)";
+    LMR_HIST_DIV       = 7645, 1024, 32768, 512, "reduction -= history * 1024 / DIV";
+    LMR_DEEPER_MARGIN         = 49,   0,  200, 5, "re-search one ply deeper when this far above best (cp)";
 
     // Quiescence search (delta pruning and quiet checks are off by default: docs/search.md).
     QS_SEE_MARGIN      = 0,    0,  300, 10, "skip captures whose SEE is below -MARGIN";
@@ -203,7 +203,7 @@ define_params! {
     QS_CHECKS          = 0,    0,    1,  1, "quiet checks at the first quiescence ply (0: off)";
 
     // History updates: bonus = clamp(MUL * depth - BASE, 0, MAX).
-    HIST_BONUS_MUL     = 300,  50, 1000, 20, "history bonus per ply of depth";
+    HIST_BONUS_MUL     = 288,  50, 1000, 20, "history bonus per ply of depth";
     HIST_BONUS_BASE    = 250,   0, 1000, 25, "history bonus offset";
     HIST_BONUS_MAX     = 2500, 500, 8000, 100, "history bonus cap";
     HIST_MALUS_MUL     = 300,  50, 1000, 20, "history malus per ply of depth";
