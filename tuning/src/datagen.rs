@@ -6,13 +6,12 @@
 //! a book); an opening that a short search scores beyond `--opening-limit` is dropped. Games
 //! end by the rules or by adjudication on both sides' scores.
 //!
-//! Crash safety and resumption: every run writes new files `DIR/<seed>-<thread>.vf`, one
-//! `write` of a whole game at a time, so a killed run loses only its games in flight (a reader
-//! drops a game cut off at the end of a file), and a later run adds files beside the old ones:
-//! data accumulates over sittings. `--stats DIR` counts what a directory holds.
+//! Crash safety and resumption: every run writes new files `DIR/<seed>-<thread>.vf` beside
+//! `DIR/<seed>.run.json` (command, commit, net; see `gamedata`), one `write` of a whole game at
+//! a time, so a killed run loses only its games in flight (a reader drops a game cut off at
+//! the end of a file), and a later run adds files beside the old ones: data accumulates over
+//! sittings. `--stats DIR` counts what a directory holds; `data pack` moves it into `data/`.
 
-use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -29,6 +28,7 @@ use shears::Engine;
 use shears::selfplay::{Adjudication, TimeControl, play_game, read_book};
 use shears::time::Limits;
 
+use crate::gamedata::{self, Counts, GameWriter, RunInfo};
 use crate::viriformat::{self, Game};
 
 #[derive(Clone)]
@@ -152,9 +152,10 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         None => vec![shears::position::START_FEN.to_string()],
     };
     let seed = cfg.seed.unwrap_or_else(new_seed);
-    let before = stats_with(&cfg.out, false)?;
+    let (before, _) = stats_with(&cfg.out, false)?;
     // A net that does not load stops the run here, before any thread starts.
     new_engine(cfg)?;
+    let run = RunInfo::new(seed, "datagen", &cfg.net)?;
     eprintln!(
         "datagen: seed {seed}, {} threads, evaluation {}, soft {} / hard {} nodes per move; {} already holds {} games, {} positions",
         cfg.threads,
@@ -197,14 +198,9 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     let result: Result<(), String> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..cfg.threads.max(1))
             .map(|t| {
-                let (starts, counters, claimed) = (&starts, &counters, &claimed);
+                let (starts, counters, claimed, run) = (&starts, &counters, &claimed, &run);
                 scope.spawn(move || -> Result<(), String> {
-                    let path = cfg.out.join(format!("{seed}-{t}.vf"));
-                    let mut file = OpenOptions::new()
-                        .create(true)
-                        .append(true)
-                        .open(&path)
-                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                    let file = GameWriter::create(&cfg.out, run, t)?;
                     let mut rng = StdRng::seed_from_u64(shears::position::mix(
                         seed ^ (t as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                     ));
@@ -215,8 +211,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
                         match game {
                             Ok(Some(g)) => {
                                 // One write per game: a kill loses at most this game.
-                                file.write_all(&g.to_bytes())
-                                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                                file.write(&g)?;
                                 counters.games.fetch_add(1, Relaxed);
                                 counters.positions.fetch_add(g.moves.len() as u64, Relaxed);
                             }
@@ -229,7 +224,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
                             }
                         }
                     }
-                    file.sync_all().map_err(|e| e.to_string())?;
+                    file.sync()?;
                     Ok(())
                 })
             })
@@ -296,87 +291,37 @@ fn play_one(
     to_viriformat(&record).map(Some)
 }
 
-/// What a data directory holds.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Stats {
-    pub files: usize,
-    pub games: u64,
-    pub positions: u64,
-    /// Games won by White, drawn, won by Black.
-    pub white_wins: u64,
-    pub draws: u64,
-    pub black_wins: u64,
-    /// Positions a trainer keeps (not in check, quiet best move, no mate score).
-    pub kept: u64,
-    pub in_check: u64,
-    pub noisy: u64,
-    pub mate_scores: u64,
-    /// Bytes at the ends of files that belong to games cut off by a killed run.
-    pub unfinished_bytes: u64,
-}
-
-/// The `.vf` files of a directory, sorted by name.
-pub fn data_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "vf"))
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
-/// The finished games of one data file, and the bytes after them (a game still being
-/// written when a run was killed); errors name the file.
-pub fn read_games(path: &Path) -> Result<(Vec<Game>, usize), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Game::read_all(&bytes).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// Counts games and positions; with `filter`, also which positions a trainer keeps.
-pub fn stats_with(dir: &Path, filter: bool) -> Result<Stats, String> {
-    let mut s = Stats::default();
+/// What a data directory holds, and the bytes at the ends of its raw files that belong to
+/// games cut off by a killed run.
+pub fn stats_with(dir: &Path, filter: bool) -> Result<(Counts, u64), String> {
+    let (mut s, mut unfinished) = (Counts::default(), 0);
     if !dir.exists() {
-        return Ok(s);
+        return Ok((s, 0));
     }
-    for path in data_files(dir)? {
-        let (games, rest) = read_games(&path)?;
-        s.files += 1;
-        s.unfinished_bytes += rest as u64;
+    crate::store::check_files(dir)?;
+    for path in gamedata::data_files(dir)? {
+        let (games, rest) = gamedata::read_games(&path)?;
+        unfinished += rest as u64;
         for g in &games {
-            s.games += 1;
-            s.positions += g.moves.len() as u64;
-            match g.result {
-                viriformat::WHITE_WIN => s.white_wins += 1,
-                viriformat::BLACK_WIN => s.black_wins += 1,
-                _ => s.draws += 1,
-            }
-            if filter {
-                for (pos, m, score) in g.positions() {
-                    match crate::nnue_data::skip_reason(&pos, &m, score) {
-                        Some(crate::nnue_data::Skip::InCheck) => s.in_check += 1,
-                        Some(crate::nnue_data::Skip::Noisy) => s.noisy += 1,
-                        Some(crate::nnue_data::Skip::Mate) => s.mate_scores += 1,
-                        None => s.kept += 1,
-                    }
-                }
-            }
+            s.add(g, filter);
         }
     }
-    Ok(s)
+    Ok((s, unfinished))
 }
 
 /// `--stats DIR`: prints what a directory holds.
 pub fn print_stats(dir: &Path) -> Result<(), String> {
-    let s = stats_with(dir, true)?;
+    let (s, unfinished) = stats_with(dir, true)?;
     let pct = |n: u64, of: u64| 100.0 * n as f64 / of.max(1) as f64;
-    println!("{}: {} files", dir.display(), s.files);
     println!(
-        "games      {:>12}  (white wins {:.1}%, draws {:.1}%, black wins {:.1}%)",
-        s.games,
-        pct(s.white_wins, s.games),
-        pct(s.draws, s.games),
-        pct(s.black_wins, s.games)
+        "{}: {} files",
+        dir.display(),
+        gamedata::data_files(dir)?.len()
+    );
+    let (w, d, b) = s.result_split();
+    println!(
+        "games      {:>12}  (white wins {w:.1}%, draws {d:.1}%, black wins {b:.1}%)",
+        s.games
     );
     println!(
         "positions  {:>12}  ({:.1} per game)",
@@ -391,11 +336,8 @@ pub fn print_stats(dir: &Path) -> Result<(), String> {
         s.noisy,
         s.mate_scores
     );
-    if s.unfinished_bytes > 0 {
-        println!(
-            "unfinished {:>12}  bytes of games cut off by a killed run (ignored)",
-            s.unfinished_bytes
-        );
+    if unfinished > 0 {
+        println!("unfinished {unfinished:>12}  bytes of games cut off by a killed run (ignored)");
     }
     Ok(())
 }
@@ -443,12 +385,16 @@ mod tests {
             })
             .is_err()
         );
-        let s = stats_with(&dir, true).unwrap();
+        let (s, unfinished) = stats_with(&dir, true).unwrap();
         assert_eq!(s.games, 4);
-        assert_eq!(s.files, 2);
-        assert_eq!(s.unfinished_bytes, 0);
+        assert_eq!(gamedata::data_files(&dir).unwrap().len(), 2);
+        assert_eq!(unfinished, 0);
+        // Each run left its info: the seed, the net and this build's commit.
+        let info = RunInfo::load(&dir, 7).unwrap();
+        assert_eq!((info.source.as_str(), info.net.as_str()), ("datagen", HCE));
+        assert_eq!(info.commit, gamedata::COMMIT);
         assert_eq!(s.kept + s.in_check + s.noisy + s.mate_scores, s.positions);
-        for path in data_files(&dir).unwrap() {
+        for path in gamedata::data_files(&dir).unwrap() {
             let bytes = std::fs::read(&path).unwrap();
             let (games, _) = Game::read_all(&bytes).unwrap();
             for g in games {

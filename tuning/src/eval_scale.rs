@@ -11,6 +11,7 @@
 //! the net's evaluation on the hand-written one, and the same fit for the search scores stored
 //! in the data (what the net was trained to reproduce).
 
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use shakmaty::fen::Fen;
@@ -93,24 +94,31 @@ fn point(net: &Network, pos: &Chess, white_score: i16, white_result: u8) -> Resu
 
 pub fn collect(dirs: &[PathBuf], net: &Network, limit: usize) -> Result<Vec<Point>, String> {
     let mut points = Vec::new();
-    for dir in dirs {
-        for path in crate::datagen::data_files(dir)? {
-            let (games, _) = crate::datagen::read_games(&path)?;
-            for g in games {
-                // The trainer's validation games (see `nnue_data::is_validation`).
-                if !crate::nnue_data::is_validation(&g) {
-                    continue;
-                }
-                for (pos, m, score) in g.positions() {
-                    if skip_reason(&pos, &m, score).is_none() {
-                        points.push(point(net, &pos, score, g.result)?);
+    let mut failed = None;
+    crate::gamedata::for_each_game(dirs, |g| {
+        // The trainer's validation games (see `nnue_data::is_validation`).
+        if !crate::nnue_data::is_validation(g) {
+            return ControlFlow::Continue(());
+        }
+        for (pos, m, score) in g.positions() {
+            if skip_reason(&pos, &m, score).is_none() {
+                match point(net, &pos, score, g.result) {
+                    Ok(p) => points.push(p),
+                    Err(e) => {
+                        failed = Some(e);
+                        return ControlFlow::Break(());
                     }
-                }
-                if points.len() >= limit {
-                    return Ok(points);
                 }
             }
         }
+        if points.len() >= limit {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
     }
     Ok(points)
 }

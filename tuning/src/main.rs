@@ -2,6 +2,7 @@
 //!
 //! - `shears-tune spsa ...`: SPSA over the search parameters (see tuning/README.md).
 //! - `shears-tune datagen ...`: self-play games in viriformat for training networks.
+//! - `shears-tune data pack|check ...`: keeps training data in the repository (`data/genN`).
 //! - `shears-tune nnue ...`: trains the evaluation network on such games.
 //! - `shears-tune verify ...`: plays tuned values against the defaults, Elo with error bars.
 //! - `shears-tune eval-scale ...`: compares the scale of a net's evaluation with the hand-written one.
@@ -9,11 +10,13 @@
 
 mod datagen;
 mod eval_scale;
+mod gamedata;
 mod nnue_data;
 mod nnue_train;
 mod openings;
 mod plot;
 mod spsa;
+mod store;
 mod tune;
 mod verify;
 mod viriformat;
@@ -36,6 +39,8 @@ const USAGE: &str = "usage:
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB]
                       [--net <default>|FILE|hce] [--quiet]
   shears-tune datagen --stats DIR
+  shears-tune data pack --from SCRATCH --to data/genN [--generation N --about TEXT] [--level 0-9]
+  shears-tune data check [data|data/genN] [--deep]
   shears-tune nnue --data DIR[,DIR...] [--valid DIR[,DIR...]] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--init NET] [--quiet]
@@ -141,6 +146,45 @@ fn main() {
                 net: args.get("--net").unwrap_or("<default>").to_string(),
                 progress: !args.has("--quiet"),
             })
+        })(),
+        "data" => (|| {
+            let sub = args.0.first().map(String::as_str).unwrap_or("");
+            match sub {
+                "pack" => {
+                    let cfg = store::PackConfig {
+                        from: args.path("--from")?,
+                        to: args.path("--to")?,
+                        generation: args
+                            .get("--generation")
+                            .map(str::parse)
+                            .transpose()
+                            .map_err(|_| "--generation: not a number")?,
+                        about: args.get("--about").map(str::to_string),
+                        level: args.num("--level", 9)?,
+                    };
+                    match store::pack(&cfg)? {
+                        None => println!("nothing new to pack in {}", cfg.from.display()),
+                        Some(f) => println!(
+                            "packed {} games, {} positions ({} kept) into {} ({} bytes, {:.3} per position)",
+                            f.counts.games,
+                            f.counts.positions,
+                            f.counts.kept,
+                            cfg.to.join(&f.name).display(),
+                            f.bytes,
+                            f.bytes as f64 / f.counts.positions.max(1) as f64
+                        ),
+                    }
+                    store::run_check(&cfg.to, false)
+                }
+                "check" => {
+                    let path = match args.0.get(1).filter(|a| !a.starts_with("--")) {
+                        Some(p) => expand_home(p),
+                        None => PathBuf::from("data"),
+                    };
+                    store::run_check(&path, args.has("--deep"))
+                }
+                other => Err(format!("data: '{other}' is not pack or check\n{USAGE}")),
+            }
         })(),
         "nnue" => (|| {
             let data = args.paths("--data")?;

@@ -22,6 +22,7 @@
 //! Viridithas' notes); no code of theirs.
 
 use std::io::Write as _;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -140,7 +141,7 @@ fn remirror(samples: &mut [Sample], mirror: Mirror, rng: &mut StdRng) {
     }
 }
 
-/// Loads the positions of every `.vf` file under the given directories that a trainer keeps
+/// Loads the positions of every data file (raw or packed) under the given directories that a trainer keeps
 /// (see `nnue_data::skip_reason`), split into training and validation by game (one in 20,
 /// chosen by a hash of the game: `nnue_data::is_validation`). With `validation_only` the
 /// training games are passed over (the first vector stays empty).
@@ -151,28 +152,25 @@ pub fn load(
     validation_only: bool,
 ) -> Result<(Vec<Sample>, Vec<Sample>), String> {
     let (mut train, mut valid) = (Vec::new(), Vec::new());
-    'files: for dir in dirs {
-        for path in crate::datagen::data_files(dir)? {
-            let (games, _) = crate::datagen::read_games(&path)?;
-            for g in games {
-                let into = if crate::nnue_data::is_validation(&g) {
-                    &mut valid
-                } else if validation_only {
-                    continue;
-                } else {
-                    &mut train
-                };
-                for (pos, m, score) in g.positions() {
-                    if skip_reason(&pos, &m, score).is_none() {
-                        into.push(Sample::new(&pos, score, g.result, layout));
-                    }
-                }
-                if train.len() + valid.len() >= limit {
-                    break 'files;
-                }
+    crate::gamedata::for_each_game(dirs, |g| {
+        let into = if crate::nnue_data::is_validation(g) {
+            &mut valid
+        } else if validation_only {
+            return ControlFlow::Continue(());
+        } else {
+            &mut train
+        };
+        for (pos, m, score) in g.positions() {
+            if skip_reason(&pos, &m, score).is_none() {
+                into.push(Sample::new(&pos, score, g.result, layout));
             }
         }
-    }
+        if train.len() + valid.len() >= limit {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
     Ok((train, valid))
 }
 

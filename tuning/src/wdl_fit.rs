@@ -39,32 +39,28 @@ type Bins = BTreeMap<(i32, i32), [u64; 3]>;
 
 fn collect(dirs: &[PathBuf]) -> Result<Bins, String> {
     let mut bins = Bins::new();
-    for dir in dirs {
-        for path in crate::datagen::data_files(dir)? {
-            let (games, _) = crate::datagen::read_games(&path)?;
-            for g in games {
-                for (pos, _, score) in g.positions() {
-                    let white = pos.turn() == Color::White;
-                    let x = if white {
-                        i32::from(score)
-                    } else {
-                        -i32::from(score)
-                    };
-                    if x.abs() > SCORE_MAX || pos.is_check() {
-                        continue;
-                    }
-                    let result = match (g.result, white) {
-                        (viriformat::DRAW, _) => 1,
-                        (viriformat::WHITE_WIN, true) | (viriformat::BLACK_WIN, false) => 2,
-                        _ => 0,
-                    };
-                    let m = shears::wdl::material(&pos).clamp(17, 78);
-                    let bin = (x + SCORE_BIN / 2).div_euclid(SCORE_BIN) * SCORE_BIN;
-                    bins.entry((m, bin)).or_insert([0; 3])[result] += 1;
-                }
+    crate::gamedata::for_each_game(dirs, |g| {
+        for (pos, _, score) in g.positions() {
+            let white = pos.turn() == Color::White;
+            let x = if white {
+                i32::from(score)
+            } else {
+                -i32::from(score)
+            };
+            if x.abs() > SCORE_MAX || pos.is_check() {
+                continue;
             }
+            let result = match (g.result, white) {
+                (viriformat::DRAW, _) => 1,
+                (viriformat::WHITE_WIN, true) | (viriformat::BLACK_WIN, false) => 2,
+                _ => 0,
+            };
+            let m = shears::wdl::material(&pos).clamp(17, 78);
+            let bin = (x + SCORE_BIN / 2).div_euclid(SCORE_BIN) * SCORE_BIN;
+            bins.entry((m, bin)).or_insert([0; 3])[result] += 1;
         }
-    }
+        std::ops::ControlFlow::Continue(())
+    })?;
     Ok(bins)
 }
 
