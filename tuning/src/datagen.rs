@@ -19,17 +19,12 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
-#[cfg(test)]
-use shakmaty::EnPassantMode;
-use shakmaty::fen::Fen;
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, Position as _};
 use shears::Engine;
 use shears::selfplay::{Adjudication, TimeControl, play_game, read_book};
 use shears::time::Limits;
 
 use crate::gamedata::{self, Counts, GameWriter, RunInfo};
-use crate::viriformat::{self, Game};
+use crate::viriformat::Game;
 
 #[derive(Clone)]
 pub struct Config {
@@ -90,46 +85,6 @@ pub fn random_opening(start: &str, plies: u32, rng: &mut StdRng) -> Option<Strin
     crate::openings::random_walk(start, n, rng)
 }
 
-/// A played game in viriformat: its start, each move with the mover's score turned to
-/// White's view, and the result.
-pub fn to_viriformat(record: &shears::selfplay::GameRecord) -> Result<Game, String> {
-    let start: Chess = record
-        .start_fen
-        .parse::<Fen>()
-        .map_err(|e| format!("{}: {e}", record.start_fen))?
-        .into_position(CastlingMode::Standard)
-        .map_err(|e| format!("{}: {e}", record.start_fen))?;
-    let mut pos = start.clone();
-    let mut moves = Vec::with_capacity(record.plies.len());
-    for ply in &record.plies {
-        let m = ply
-            .uci
-            .parse::<UciMove>()
-            .map_err(|e| format!("{}: {e}", ply.uci))?
-            .to_move(&pos)
-            .map_err(|e| format!("{}: {e}", ply.uci))?;
-        let white = if pos.turn() == Color::White {
-            ply.score
-        } else {
-            -ply.score
-        };
-        moves.push((m, viriformat::clamp_score(white)));
-        pos.play_unchecked(m);
-    }
-    Ok(Game {
-        start,
-        result: viriformat::result_code(record.outcome.white_score()),
-        moves,
-    })
-}
-
-fn new_seed() -> u64 {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    shears::position::mix(t ^ u64::from(std::process::id()))
-}
-
 struct Counters {
     games: AtomicU64,
     positions: AtomicU64,
@@ -151,7 +106,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         }
         None => vec![shears::position::START_FEN.to_string()],
     };
-    let seed = cfg.seed.unwrap_or_else(new_seed);
+    let seed = cfg.seed.unwrap_or_else(gamedata::fresh_seed);
     let (before, _) = stats_with(&cfg.out, false)?;
     // A net that does not load stops the run here, before any thread starts.
     new_engine(cfg)?;
@@ -288,7 +243,7 @@ fn play_one(
         hard: cfg.hard_nodes,
     };
     let record = play_game(engine, other, Some(&opening), tc, &adjudication())?;
-    to_viriformat(&record).map(Some)
+    gamedata::to_viriformat(&record).map(Some)
 }
 
 /// What a data directory holds, and the bytes at the ends of its raw files that belong to
@@ -345,6 +300,9 @@ pub fn print_stats(dir: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::viriformat;
+    use shakmaty::fen::Fen;
+    use shakmaty::{Chess, Color, EnPassantMode, Position as _};
 
     fn fen(pos: &Chess) -> String {
         Fen::from_position(pos, EnPassantMode::Legal).to_string()
@@ -352,7 +310,8 @@ mod tests {
 
     #[test]
     fn datagen_writes_games_that_replay_legally_with_the_right_result() {
-        let dir = std::env::temp_dir().join(format!("shears-datagen-test-{}", new_seed()));
+        let dir =
+            std::env::temp_dir().join(format!("shears-datagen-test-{}", gamedata::fresh_seed()));
         let cfg = Config {
             out: dir.clone(),
             games: 3,

@@ -24,6 +24,10 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::nnue_data::{Skip, skip_reason};
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Color, Position as _};
+
 use crate::viriformat::{self, Game};
 
 /// The name a raw file ends with.
@@ -268,6 +272,68 @@ impl RunInfo {
 /// The seed in a raw file's name (`<seed>-<n>.vf`).
 pub fn seed_of(path: &Path) -> Option<u64> {
     name_of(path).split('-').next()?.parse().ok()
+}
+
+/// A played game in viriformat: its start, each move with the mover's score turned to
+/// White's view, and the result.
+pub fn to_viriformat(record: &shears::selfplay::GameRecord) -> Result<Game, String> {
+    let start: Chess = record
+        .start_fen
+        .parse::<Fen>()
+        .map_err(|e| format!("{}: {e}", record.start_fen))?
+        .into_position(CastlingMode::Standard)
+        .map_err(|e| format!("{}: {e}", record.start_fen))?;
+    let mut pos = start.clone();
+    let mut moves = Vec::with_capacity(record.plies.len());
+    for ply in &record.plies {
+        let m = ply
+            .uci
+            .parse::<UciMove>()
+            .map_err(|e| format!("{}: {e}", ply.uci))?
+            .to_move(&pos)
+            .map_err(|e| format!("{}: {e}", ply.uci))?;
+        let white = if pos.turn() == Color::White {
+            ply.score
+        } else {
+            -ply.score
+        };
+        moves.push((m, viriformat::clamp_score(white)));
+        pos.play_unchecked(m);
+    }
+    Ok(Game {
+        start,
+        result: viriformat::result_code(record.outcome.white_score()),
+        moves,
+    })
+}
+
+/// A seed from the clock and the process id: every run's files get a name of their own.
+pub fn fresh_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    shears::position::mix(t ^ u64::from(std::process::id()))
+}
+
+/// A writer for `--data-out DIR` of `spsa` and `verify`: the run's games, each game as it
+/// ends, in `DIR/<fresh seed>-0.vf` (the run's `--seed` picks openings and is reused; the
+/// file name must not be).
+pub fn writer_for(
+    dir: Option<&Path>,
+    source: &str,
+    net: &str,
+) -> Result<Option<std::sync::Arc<GameWriter>>, String> {
+    let Some(dir) = dir else { return Ok(None) };
+    let run = RunInfo::new(fresh_seed(), source, net)?;
+    Ok(Some(std::sync::Arc::new(GameWriter::create(dir, &run, 0)?)))
+}
+
+/// Writes a played game to `out`, if there is one.
+pub fn keep(out: Option<&GameWriter>, record: &shears::selfplay::GameRecord) -> Result<(), String> {
+    match out {
+        Some(w) => w.write(&to_viriformat(record)?),
+        None => Ok(()),
+    }
 }
 
 /// Appends games to one raw file, one `write` per game, from any number of threads: a

@@ -29,12 +29,12 @@ const USAGE: &str = "usage:
                    [--tc 8+0.08|nodes=N|depth=N] [--concurrency N] [--hash MB] [--seed N]
                    [--runner inprocess|fastchess] [--fastchess CMD] [--engine PATH]
                    [--start FILE|NAME=V,...] [--fixed FILE|NAME=V,...] [--r-end R]
-                   [--resign CP] [--draw CP] [--quiet]
+                   [--resign CP] [--draw CP] [--data-out DIR] [--quiet]
   shears-tune spsa-plot --csv RUN/values.csv [--out RUN/plot.png]
   shears-tune verify --values RUN/result.txt|NAME=V,... [--base FILE|NAME=V,...] --book FILE
                      [--net FILE] [--base-net FILE] (either instead of --values: nets compared)
                      [--games 400] [--tc 8+0.08|nodes=N] [--concurrency N] [--hash MB] [--seed N]
-                     [--resign CP] [--draw CP] [--log FILE] [--quiet]
+                     [--resign CP] [--draw CP] [--log FILE] [--data-out DIR] [--quiet]
   shears-tune datagen --out DIR [--games N] [--soft-nodes N] [--hard-nodes N] [--threads N]
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB]
                       [--net <default>|FILE|hce] [--quiet]
@@ -102,6 +102,17 @@ impl Args {
             .split(',')
             .map(expand_home)
             .collect())
+    }
+}
+
+/// The net a verification's games are played with, for its data's run info: one file (or
+/// `<default>`) when both sides share it; otherwise the tested side's, the base's named in
+/// the run's command line.
+fn net_name(net: Option<&std::path::Path>, base: Option<&std::path::Path>) -> String {
+    match (net, base) {
+        (Some(n), _) => n.to_string_lossy().into_owned(),
+        (None, Some(b)) => b.to_string_lossy().into_owned(),
+        (None, None) => "<default>".to_string(),
     }
 }
 
@@ -249,6 +260,10 @@ fn main() {
                 other => return Err(format!("unknown runner '{other}'")),
             };
             let adjudication = args.adjudication()?;
+            let data_out = args.get("--data-out").map(expand_home);
+            if data_out.is_some() && !matches!(runner, tune::Runner::InProcess) {
+                return Err("--data-out needs the in-process runner".to_string());
+            }
             tune::run(&tune::Config {
                 params: tune::select_params(args.get("--params").unwrap_or("all"))?,
                 iterations: args.num("--iterations", 1000)?,
@@ -276,6 +291,7 @@ fn main() {
                     None => Vec::new(),
                 },
                 r_end: args.num("--r-end", shears::params::DEFAULT_R_END)?,
+                games_out: gamedata::writer_for(data_out.as_deref(), "spsa", "<default>")?,
             })
             .map(|_| ())
         })(),
@@ -293,6 +309,11 @@ fn main() {
                 Some(b) => verify::read_values(b)?,
                 None => Vec::new(),
             };
+            let games_out = gamedata::writer_for(
+                args.get("--data-out").map(expand_home).as_deref(),
+                "verify",
+                &net_name(net.as_deref(), base_net.as_deref()),
+            )?;
             verify::run(&verify::Config {
                 values,
                 base,
@@ -307,6 +328,7 @@ fn main() {
                 adjudication: args.adjudication()?,
                 progress: !args.has("--quiet"),
                 log: args.get("--log").map(PathBuf::from),
+                games_out,
             })
         })(),
         "spsa-plot" => (|| {

@@ -61,6 +61,9 @@ pub struct Config {
     pub fixed: Vec<(&'static ParamSpec, i32)>,
     /// The learning rate at the end of the run (OpenBench's `r_end`, 0.002 by default).
     pub r_end: f64,
+    /// Where every game played in this process goes, in viriformat, for training nets
+    /// (`--data-out DIR`; see `gamedata::writer_for`).
+    pub games_out: Option<std::sync::Arc<crate::gamedata::GameWriter>>,
 }
 
 /// Parses `all` or a comma-separated list of parameter names.
@@ -166,8 +169,10 @@ fn play_pairs_in_process(
         let fen = random_start(book, 0, rng).ok_or("no usable opening")?;
         let g = play_game(plus, minus, Some(&fen), cfg.tc, &cfg.adjudication)?;
         score.add(true, g.outcome);
+        crate::gamedata::keep(cfg.games_out.as_deref(), &g)?;
         let g = play_game(minus, plus, Some(&fen), cfg.tc, &cfg.adjudication)?;
         score.add(false, g.outcome);
+        crate::gamedata::keep(cfg.games_out.as_deref(), &g)?;
     }
     Ok(score)
 }
@@ -877,6 +882,7 @@ mod tests {
             start: Vec::new(),
             fixed: Vec::new(),
             r_end: shears::params::DEFAULT_R_END,
+            games_out: None,
         };
         run(&cfg).unwrap();
         let csv = std::fs::read_to_string(cfg.out.join("values.csv")).unwrap();
@@ -997,6 +1003,7 @@ mod tests {
             start: Vec::new(),
             fixed: crate::verify::parse_values("NMP_BASE=3").unwrap(),
             r_end: shears::params::DEFAULT_R_END,
+            games_out: None,
         };
         let p = params_with(&cfg, &[123]);
         assert_eq!(p.RFP_MUL, 123);

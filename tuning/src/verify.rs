@@ -182,6 +182,8 @@ pub struct Config {
     /// A file that gets one line per finished pair: a killed run loses only the pairs in
     /// flight, and the same command resumes it (a file of another configuration is refused).
     pub log: Option<PathBuf>,
+    /// Where every game goes, in viriformat, for training nets (`--data-out DIR`).
+    pub games_out: Option<std::sync::Arc<crate::gamedata::GameWriter>>,
 }
 
 /// Everything a verification run counted.
@@ -370,8 +372,10 @@ pub fn play(cfg: &Config) -> Result<Tally, String> {
                         .and_then(|fen| {
                             let first =
                                 play_game(&mut a, &mut b, Some(&fen), cfg.tc, &cfg.adjudication)?;
+                            crate::gamedata::keep(cfg.games_out.as_deref(), &first)?;
                             let second =
                                 play_game(&mut b, &mut a, Some(&fen), cfg.tc, &cfg.adjudication)?;
+                            crate::gamedata::keep(cfg.games_out.as_deref(), &second)?;
                             Ok((first, second))
                         });
                     let Ok(mut t) = tally.lock() else { return };
@@ -545,12 +549,27 @@ mod tests {
             adjudication: Adjudication::default(),
             progress: false,
             log: None,
+            games_out: None,
         };
-        let t = play(&cfg).unwrap();
+        // With `--data-out`: every game, from both threads, lands whole in the data file.
+        let data = dir.join("games");
+        let t = play(&Config {
+            games_out: crate::gamedata::writer_for(Some(&data), "verify", "<default>").unwrap(),
+            ..cfg.clone()
+        })
+        .unwrap();
         assert_eq!(t.penta.0.iter().sum::<u32>(), 3);
         assert_eq!(t.wins + t.losses + t.draws, 6);
         assert_eq!(t.forfeits, 0);
         assert!(report(&cfg, &t, 1.0).contains("6 games (3 pairs)"));
+        let (counts, unfinished) = crate::datagen::stats_with(&data, true).unwrap();
+        assert_eq!((counts.games, unfinished), (6, 0));
+        // The games' results are the tally's: as many draws, as many decided games.
+        assert_eq!(counts.draws, u64::from(t.draws));
+        assert_eq!(
+            counts.white_wins + counts.black_wins,
+            u64::from(t.wins + t.losses)
+        );
 
         // With a pair log: a run cut short (here: fewer games asked), resumed with more, plays
         // only the missing pairs and counts the logged ones; the whole equals one long run.
@@ -633,6 +652,7 @@ mod tests {
             adjudication: Adjudication::default(),
             progress: false,
             log: None,
+            games_out: None,
         };
         let t = play(&cfg).unwrap();
         assert_eq!(t.wins + t.losses + t.draws, 6);
