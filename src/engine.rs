@@ -56,9 +56,7 @@ pub struct Options {
     /// Play at `elo` strength (`UCI_LimitStrength`, `UCI_Elo`).
     pub limit_strength: bool,
     pub elo: u32,
-    /// Evaluate with the loaded network instead of the hand-written evaluation.
-    pub use_nnue: bool,
-    /// The net file loaded (empty: none).
+    /// The net file loaded (`<default>`: the built-in net).
     pub eval_file: String,
 }
 
@@ -74,8 +72,7 @@ impl Default for Options {
             show_wdl: false,
             limit_strength: false,
             elo: MAX_ELO,
-            use_nnue: true,
-            eval_file: String::new(),
+            eval_file: DEFAULT_NET.to_string(),
         }
     }
 }
@@ -87,8 +84,8 @@ pub struct Engine {
     tb_config: TbConfig,
     /// What `isready` reports once: the net and tables loaded since the last `isready`.
     notes: Vec<String>,
-    /// The net of `EvalFile`, if one is loaded; it evaluates while `Use NNUE` is on.
-    net: Option<Arc<Network>>,
+    /// The net of `EvalFile`: the evaluation.
+    net: Arc<Network>,
     tt: Arc<TranspositionTable>,
     pool: ThreadPool,
     params: Params,
@@ -112,7 +109,6 @@ pub(crate) fn uci_options() -> Vec<String> {
         "option name UCI_ShowWDL type check default false".to_string(),
         "option name UCI_LimitStrength type check default false".to_string(),
         format!("option name UCI_Elo type spin default {MAX_ELO} min {MIN_ELO} max {MAX_ELO}"),
-        "option name Use NNUE type check default true".to_string(),
         format!("option name EvalFile type string default {DEFAULT_NET}"),
         "option name SyzygyPath type string default <empty>".to_string(),
         "option name SyzygyProbeDepth type spin default 1 min 1 max 100".to_string(),
@@ -166,18 +162,12 @@ impl Engine {
     /// Panics only if the machine cannot give 16 MB and one thread, when nothing could run.
     #[allow(clippy::expect_used)]
     pub fn new() -> Engine {
-        let mut options = Options::default();
+        let options = Options::default();
         // The defaults are small: failing here means the machine cannot run anything.
         let tt = TranspositionTable::new(options.hash_mb, 1).expect("16 MB hash table");
         let pool = ThreadPool::new(1).expect("one search thread");
-        // The built-in net is checked by a test; were it ever unreadable, the engine would
-        // start without one (hand-written evaluation) rather than not at all.
-        let net = nnue::embedded().ok().map(Arc::new);
-        if net.is_some() {
-            options.eval_file = DEFAULT_NET.to_string();
-        } else {
-            options.use_nnue = false;
-        }
+        // Part of the binary, not input: a test checks that it loads.
+        let net = Arc::new(nnue::embedded().expect("the built-in net"));
         Engine {
             position: Position::default(),
             tb: None,
@@ -311,30 +301,19 @@ impl Engine {
                 self.options.multipv =
                     parse_spin("MultiPV", value, 1, MAX_MULTIPV as i64)? as usize;
             }
-            "use nnue" => {
-                let on = parse_check("Use NNUE", value)?;
-                if on && self.net.is_none() {
-                    return Err("Use NNUE needs a net: set EvalFile first".to_string());
-                }
-                self.options.use_nnue = on;
-            }
             "evalfile" => {
-                if let Some(path) = path_value(value) {
-                    // Refused files leave the current net in place.
-                    let net = if path == DEFAULT_NET {
-                        nnue::embedded()?
-                    } else {
-                        nnue::load_file(std::path::Path::new(path))?
-                    };
-                    self.notes.push(format!("loaded net {path} ({net:?})"));
-                    self.net = Some(Arc::new(net));
-                    self.options.eval_file = path.to_string();
+                // `<empty>` (or nothing) is the built-in net, as `<default>` is: there is no
+                // evaluation without a net.
+                let path = path_value(value).unwrap_or(DEFAULT_NET);
+                // Refused files leave the current net in place.
+                let net = if path == DEFAULT_NET {
+                    nnue::embedded()?
                 } else {
-                    // No net: back to the hand-written evaluation.
-                    self.net = None;
-                    self.options.use_nnue = false;
-                    self.options.eval_file.clear();
-                }
+                    nnue::load_file(std::path::Path::new(path))?
+                };
+                self.notes.push(format!("loaded net {path} ({net:?})"));
+                self.net = Arc::new(net);
+                self.options.eval_file = path.to_string();
             }
             "syzygypath" => {
                 let Some(path) = path_value(value) else {
@@ -382,33 +361,18 @@ impl Engine {
         std::mem::take(&mut self.notes)
     }
 
-    /// Evaluates as `other` does (its net and `Use NNUE`).
+    /// Evaluates as `other` does (its net).
     pub(crate) fn use_eval_of(&mut self, other: &Engine) {
-        self.net = other.net.clone();
-        self.options.use_nnue = other.options.use_nnue;
+        self.net = Arc::clone(&other.net);
         self.options.eval_file = other.options.eval_file.clone();
-    }
-
-    /// The network that evaluates now, if any.
-    pub fn active_net(&self) -> Option<Arc<Network>> {
-        self.net
-            .as_ref()
-            .filter(|_| self.options.use_nnue)
-            .map(Arc::clone)
     }
 
     /// The static evaluation of the current position (side to move's view) and what gave it.
     pub fn static_eval(&self) -> (i32, String) {
-        match self.active_net() {
-            Some(net) => (
-                net.evaluate(self.position.board()),
-                format!("net {} ({:?})", self.options.eval_file, net),
-            ),
-            None => (
-                crate::eval::evaluate(&self.position),
-                "hand-written evaluation".to_string(),
-            ),
-        }
+        (
+            self.net.evaluate(self.position.board()),
+            format!("net {} ({:?})", self.options.eval_file, self.net),
+        )
     }
 
     /// Replaces every parameter at once (the tuner does this).
@@ -465,7 +429,7 @@ impl Engine {
             self.position.clone(),
             root_moves,
             self.params.clone(),
-            self.active_net(),
+            Arc::clone(&self.net),
             self.tb.clone(),
             self.tb_config,
             self.pool.node_counters(),
@@ -533,19 +497,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn eval_file_and_use_nnue_refuse_bad_input_and_keep_their_state() {
+    fn eval_file_refuses_bad_input_and_keeps_its_state() {
         let mut e = Engine::new();
-        // The built-in net is loaded at start and evaluates; unloaded, the hand-written
-        // evaluation takes over and Use NNUE is refused until a net is loaded again.
+        // The built-in net is loaded at start and evaluates.
         assert_eq!(e.options().eval_file, DEFAULT_NET);
-        assert!(e.static_eval().1.contains(DEFAULT_NET));
-        assert!(e.active_net().is_some());
-        e.set_option("EvalFile", Some("<empty>")).unwrap();
-        assert!(e.active_net().is_none());
-        assert_eq!(e.static_eval().1, "hand-written evaluation");
-        assert!(e.set_option("Use NNUE", Some("true")).is_err());
-        assert!(e.active_net().is_none());
-        // A file that is not a net, and one that does not exist: errors, nothing loaded.
+        let (built_in, by) = e.static_eval();
+        assert!(by.contains(DEFAULT_NET), "{by}");
+        let built_in_nodes = e.search(Limits::depth(6)).nodes;
+        // A file that is not a net, and one that does not exist: errors, the net kept.
         let dir = std::env::temp_dir().join(format!("shears-evalfile-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let junk = dir.join("junk.nnue");
@@ -555,33 +514,27 @@ mod tests {
             e.set_option("EvalFile", Some("/no/such/file.nnue"))
                 .is_err()
         );
-        assert!(e.options().eval_file.is_empty());
-        // A net loads; with Use NNUE it evaluates, and a later bad file keeps it.
+        assert_eq!(e.options().eval_file, DEFAULT_NET);
+        assert_eq!(e.static_eval().0, built_in);
+        // Another net loads and evaluates, and a later bad file keeps it.
         let good = dir.join("good.nnue");
         std::fs::write(&good, nnue::random_network(16, 11).to_bytes()).unwrap();
         e.set_option("EvalFile", good.to_str()).unwrap();
-        assert!(e.active_net().is_none(), "loaded but not in use yet");
-        let hce = e.static_eval().0;
-        e.set_option("Use NNUE", Some("true")).unwrap();
         let (net_eval, by) = e.static_eval();
         assert!(by.contains("good.nnue"), "{by}");
-        assert_ne!(net_eval, hce);
+        assert_ne!(net_eval, built_in);
         assert!(e.set_option("EvalFile", junk.to_str()).is_err());
         assert_eq!(e.static_eval().0, net_eval);
-        // The search evaluates with it: a different tree than the hand-written evaluation.
-        let with_net = e.search(Limits::depth(6)).nodes;
-        e.set_option("Use NNUE", Some("false")).unwrap();
-        let without = e.search(Limits::depth(6)).nodes;
-        assert_ne!(with_net, without);
-        // An empty EvalFile unloads the net.
-        e.set_option("EvalFile", Some("<empty>")).unwrap();
-        assert!(e.set_option("Use NNUE", Some("true")).is_err());
-        // <default> brings back the built-in net, which evaluates with Use NNUE.
-        e.set_option("EvalFile", Some(DEFAULT_NET)).unwrap();
-        e.set_option("Use NNUE", Some("true")).unwrap();
-        let (built_in, by) = e.static_eval();
-        assert!(by.contains(DEFAULT_NET), "{by}");
-        assert_ne!(built_in, hce);
+        // The search evaluates with it: a different tree than the built-in net's.
+        assert_ne!(e.search(Limits::depth(6)).nodes, built_in_nodes);
+        // `<empty>` is the built-in net again, as `<default>` is; `Use NNUE` is gone.
+        for value in ["<empty>", DEFAULT_NET] {
+            e.set_option("EvalFile", good.to_str()).unwrap();
+            e.set_option("EvalFile", Some(value)).unwrap();
+            assert_eq!(e.options().eval_file, DEFAULT_NET);
+            assert_eq!(e.static_eval().0, built_in);
+        }
+        assert!(e.set_option("Use NNUE", Some("false")).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -7,8 +7,6 @@
 pub mod bench;
 pub mod engine;
 pub mod epd;
-pub mod eval;
-mod eval_weights;
 mod history;
 pub mod movegen;
 mod movepick;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A net against the hand-written evaluation (or against another net): fastchess games of the
-# same binary, one side with `EvalFile=NET` and `Use NNUE=true`, the other with BASE (a net
-# file, or `hce`). Colours reversed on every opening; Hash 16, 1 thread. Games are adjudicated
+# A net against another net: fastchess games of the same binary, one side with `EvalFile=NET`,
+# the other with `EvalFile=BASE` (a net file, or `<default>`, the built-in net, by default).
+# Colours reversed on every opening; Hash 16, 1 thread. Games are adjudicated
 # as OpenBench does: a win when both engines score beyond 600 cp for 3 moves each, a draw after
 # move 34 when both stay within 20 cp for 8 moves each (ADJUDICATE=0 plays every game out).
 # SPRT="elo0=0 elo1=10" stops early by fastchess' SPRT (alpha = beta = 0.05); GAMES caps it.
@@ -15,7 +15,7 @@ book=${3:?book (EPD)}
 out=${4:?output folder}
 tc=${5:-10+0.1}
 games=${6:-300}
-base=${7:-hce}
+base=${7:-<default>}
 conc=${8:-2}
 mkdir -p "$out"
 adjudicate=()
@@ -27,12 +27,9 @@ if [ -n "${SPRT:-}" ]; then
     read -r -a sprt_bounds <<< "$SPRT"
     sprt=(-sprt "${sprt_bounds[@]}" alpha=0.05 beta=0.05)
 fi
-base_opts=(name=hce)
-if [ "$base" != hce ]; then
-    base_opts=(name=base "option.EvalFile=$base" "option.Use NNUE=true")
-fi
+base_opts=(name=base "option.EvalFile=$base")
 fastchess \
-    -engine cmd="$engine" name=net "option.EvalFile=$net" "option.Use NNUE=true" \
+    -engine cmd="$engine" name=net "option.EvalFile=$net" \
     -engine cmd="$engine" "${base_opts[@]}" \
     -each tc="$tc" option.Hash=16 option.Threads=1 \
     -openings file="$book" format=epd order=random \

@@ -6,7 +6,7 @@
 # usage: tools/vs-engine.sh SHEARS OPPONENT BOOK OUTDIR [TC] [GAMES] [CONCURRENCY] [OPTION=VALUE...]
 #   e.g. tools/vs-engine.sh target/release/shears /usr/games/ethereal-chess \
 #            ../shared/books/UHO_4060_v2.epd ~/shears-data/vs-ethereal 10+0.1 200
-# OPTION=VALUE pairs after the concurrency go to Shears (e.g. "Use NNUE=false").
+# OPTION=VALUE pairs after the concurrency go to Shears (e.g. "EvalFile=/path/to/net.nnue").
 # Needs fastchess on the PATH. Writes OUTDIR/match.log, .pgn, .fclog and fastchess' config.json.
 set -euo pipefail
 engine=${1:?shears binary}

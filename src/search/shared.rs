@@ -26,8 +26,8 @@ pub(crate) struct SearchShared {
     /// Root moves to search (all legal moves, or the `searchmoves`).
     pub root_moves: Vec<Move>,
     pub params: Params,
-    /// The network that evaluates, or `None` for the hand-written evaluation.
-    pub net: Option<Arc<Network>>,
+    /// The network that evaluates.
+    pub net: Arc<Network>,
     /// Syzygy tables and how to probe them.
     pub tb: Option<Arc<Tablebases>>,
     pub tb_config: TbConfig,
@@ -59,7 +59,7 @@ impl SearchShared {
         root: Position,
         root_moves: Vec<Move>,
         params: Params,
-        net: Option<Arc<Network>>,
+        net: Arc<Network>,
         tb: Option<Arc<Tablebases>>,
         tb_config: TbConfig,
         nodes: Arc<NodeCounters>,

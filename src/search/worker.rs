@@ -8,7 +8,6 @@ use super::shared::SearchShared;
 use super::smp::ThreadResult;
 use super::stack::SearchStack;
 use super::stats::Stats;
-use crate::eval::PawnCache;
 use crate::history::Histories;
 use crate::nnue::AccumulatorStack;
 use crate::params::Params;
@@ -18,7 +17,6 @@ use crate::score::MAX_PLY;
 /// Kept across the moves of a game; cleared by `ucinewgame`.
 pub(crate) struct GameState {
     pub(crate) hist: Histories,
-    pub(crate) pawn_cache: PawnCache,
 }
 
 /// Everything one search of one thread uses; reset at every `go`.
@@ -109,7 +107,6 @@ impl Worker {
             id,
             game: GameState {
                 hist: Histories::default(),
-                pawn_cache: PawnCache::default(),
             },
             state: SearchState::new(),
         }
@@ -118,7 +115,6 @@ impl Worker {
     /// Forget everything learnt in this game (`ucinewgame`).
     pub(crate) fn new_game(&mut self) {
         self.game.hist.clear();
-        self.game.pawn_cache.clear();
     }
 
     /// Readies this thread for a new search of `sh.root`.
@@ -143,14 +139,11 @@ impl Worker {
             .map_or(0, |(_, n)| *n)
     }
 
-    /// The static evaluation of the current position, side to move's view: the search's
-    /// network if it has one, else the hand-written evaluation.
+    /// The static evaluation of the current position, side to move's view (the search's
+    /// network, from the accumulators).
     #[inline]
     pub(crate) fn evaluate(&mut self, sh: &SearchShared) -> i32 {
-        match &sh.net {
-            Some(net) => self.state.acc.evaluate(net, &self.state.pos),
-            None => crate::eval::evaluate_cached(&self.state.pos, &mut self.game.pawn_cache),
-        }
+        self.state.acc.evaluate(&sh.net, &self.state.pos)
     }
 
     /// Counts a node and polls the limits; true when the search must unwind.

@@ -43,7 +43,7 @@ pub struct Config {
     pub seed: Option<u64>,
     pub hash_mb: usize,
     /// Both sides evaluate with this net (`EvalFile`: a path or `<default>`, the built-in
-    /// one), or with the hand-written evaluation when it is [`HCE`].
+    /// one).
     pub net: String,
     pub progress: bool,
 }
@@ -52,17 +52,9 @@ pub struct Config {
 fn new_engine(cfg: &Config) -> Result<Engine, String> {
     let mut e = Engine::new();
     e.set_option("Hash", Some(&cfg.hash_mb.to_string()))?;
-    if cfg.net == HCE {
-        e.set_option("Use NNUE", Some("false"))?;
-    } else {
-        e.set_option("EvalFile", Some(&cfg.net))?;
-        e.set_option("Use NNUE", Some("true"))?;
-    }
+    e.set_option("EvalFile", Some(&cfg.net))?;
     Ok(e)
 }
-
-/// The `--net` value that selects the hand-written evaluation.
-pub const HCE: &str = "hce";
 
 /// The adjudication of data generation: a win when both sides' scores agree beyond 15 pawns
 /// for 4 moves each (mates are found long before the end in such positions), a draw when after
@@ -114,11 +106,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     eprintln!(
         "datagen: seed {seed}, {} threads, evaluation {}, soft {} / hard {} nodes per move; {} already holds {} games, {} positions",
         cfg.threads,
-        if cfg.net == HCE {
-            "hand-written"
-        } else {
-            &cfg.net
-        },
+        cfg.net,
         cfg.soft_nodes,
         cfg.hard_nodes,
         cfg.out.display(),
@@ -323,15 +311,14 @@ mod tests {
             opening_limit: 1000,
             seed: Some(7),
             hash_mb: 1,
-            net: HCE.to_string(),
+            net: "<default>".to_string(),
             progress: false,
         };
         run(&cfg).unwrap();
-        // A second run appends: data accumulates (this one with the built-in net).
+        // A second run appends: data accumulates.
         run(&Config {
             seed: Some(8),
             games: 1,
-            net: "<default>".to_string(),
             ..cfg.clone()
         })
         .unwrap();
@@ -350,7 +337,10 @@ mod tests {
         assert_eq!(unfinished, 0);
         // Each run left its info: the seed, the net and this build's commit.
         let info = RunInfo::load(&dir, 7).unwrap();
-        assert_eq!((info.source.as_str(), info.net.as_str()), ("datagen", HCE));
+        assert_eq!(
+            (info.source.as_str(), info.net.as_str()),
+            ("datagen", "<default>")
+        );
         assert_eq!(info.commit, gamedata::COMMIT);
         assert_eq!(s.kept + s.in_check + s.noisy + s.mate_scores, s.positions);
         for path in gamedata::data_files(&dir).unwrap() {

@@ -211,8 +211,7 @@ pub struct RunInfo {
     pub command: String,
     /// The commit the writing binary was built from (`-dirty` when the tree had changes).
     pub commit: String,
-    /// The net of the games (`<default>`, a path, or `hce`), and the sha256 of its bytes
-    /// (empty for the hand-written evaluation).
+    /// The net of the games (`<default>` or a path), and the sha256 of its bytes.
     pub net: String,
     pub net_sha256: String,
     /// When the run started (seconds since 1970, UTC).
@@ -231,7 +230,6 @@ impl RunInfo {
     pub fn new(seed: u64, source: &str, net: &str) -> Result<RunInfo, String> {
         let net_sha256 = match net {
             "<default>" => sha256_hex(DEFAULT_NET),
-            crate::datagen::HCE => String::new(),
             path => sha256_hex(&std::fs::read(path).map_err(|e| format!("{path}: {e}"))?),
         };
         let started = std::time::SystemTime::now()

@@ -5,7 +5,7 @@
 //! - `shears-tune data pack|check ...`: keeps training data in the repository (`data/genN`).
 //! - `shears-tune nnue ...`: trains the evaluation network on such games.
 //! - `shears-tune verify ...`: plays tuned values against the defaults, Elo with error bars.
-//! - `shears-tune eval-scale ...`: compares the scale of a net's evaluation with the hand-written one.
+//! - `shears-tune eval-scale ...`: compares the scale of a net's evaluation with another net's.
 //! - `shears-tune wdl-fit ...`: fits the win/draw/loss model of `UCI_ShowWDL` to games.
 
 mod datagen;
@@ -37,14 +37,14 @@ const USAGE: &str = "usage:
                      [--resign CP] [--draw CP] [--log FILE] [--data-out DIR] [--quiet]
   shears-tune datagen --out DIR [--games N] [--soft-nodes N] [--hard-nodes N] [--threads N]
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB]
-                      [--net <default>|FILE|hce] [--quiet]
+                      [--net <default>|FILE] [--quiet]
   shears-tune datagen --stats DIR
   shears-tune data pack --from SCRATCH --to data/genN [--generation N --about TEXT] [--level 0-9]
   shears-tune data check [data|data/genN] [--deep]
   shears-tune nnue --data DIR[,DIR...] [--valid DIR[,DIR...]] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--init NET] [--quiet]
-  shears-tune eval-scale --data DIR[,DIR...] [--net nets/default.nnue] [--limit N]
+  shears-tune eval-scale --data DIR[,DIR...] [--net FILE] [--base-net nets/default.nnue] [--limit N]
   shears-tune wdl-fit --data DIR[,DIR...] [--out src/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]";
 
 /// `--name value` pairs after the subcommand.
@@ -235,6 +235,7 @@ fn main() {
             eval_scale::run(&eval_scale::Config {
                 data: args.paths("--data")?,
                 net: PathBuf::from(args.get("--net").unwrap_or("nets/default.nnue")),
+                base_net: PathBuf::from(args.get("--base-net").unwrap_or("nets/default.nnue")),
                 limit: args.num("--limit", 200_000)?,
             })
         })(),
