@@ -408,11 +408,14 @@ impl Engine {
         if root_moves.is_empty() {
             root_moves = legal;
         }
-        // In the tables: search only the moves that keep the result they promise.
-        if let Some(tb) = &self.tb
-            && let Some(keep) = tb.rank_root(self.position.board(), &root_moves, &self.tb_config)
-        {
-            root_moves = keep;
+        // In the tables: search only the moves that keep the result they promise, and show
+        // the tables' value.
+        let root_tb = self
+            .tb
+            .as_ref()
+            .and_then(|tb| tb.rank_root(self.position.board(), &root_moves, &self.tb_config));
+        if let Some(r) = &root_tb {
+            root_moves.clone_from(&r.moves);
         }
         self.tt.new_search();
         let b = budget(
@@ -431,6 +434,7 @@ impl Engine {
             self.params.clone(),
             Arc::clone(&self.net),
             self.tb.clone(),
+            root_tb,
             self.tb_config,
             self.pool.node_counters(),
             self.pool.len(),

@@ -11,6 +11,29 @@ use crate::tt::Bound;
 /// Score of a tablebase win (less the plies to it), far from the mate scores.
 pub(crate) const TB_WIN: i32 = 20_000;
 
+/// What the tables say about a root they cover: the moves to search, the score to show, and
+/// the probes it took (counted in `tbhits`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RootTb {
+    /// The moves that keep the best result (never empty).
+    pub(crate) moves: Vec<Move>,
+    /// The root's value as a search score: `TB_WIN - 1` won, `-(TB_WIN - 1)` lost, 0 drawn,
+    /// and with the 50-move rule on, 1 / -1 for a win / loss it spoils (as in the tree).
+    pub(crate) score: i32,
+    pub(crate) probes: u64,
+}
+
+impl RootTb {
+    /// Win, draw and loss per mille as the tables have them: certain, unlike the model's.
+    pub(crate) fn wdl(&self) -> [u32; 3] {
+        match self.score {
+            s if s >= TB_WIN - 1 => [1000, 0, 0],
+            s if s <= 1 - TB_WIN => [0, 0, 1000],
+            _ => [0, 1000, 0],
+        }
+    }
+}
+
 /// The loaded tables and how the search uses them.
 pub(crate) struct Tablebases {
     tables: Tablebase<Chess>,
@@ -153,16 +176,24 @@ impl Tablebases {
     /// The root moves that keep the best result the tables promise: when winning, the moves
     /// that reach a zeroing move soonest (so the win is converted under the 50-move rule);
     /// when drawing, every move that keeps the draw; when losing, the moves that resist
-    /// longest. Never empty; `None` when the position is not covered or a probe fails.
-    pub(crate) fn rank_root(
-        &self,
-        pos: &Chess,
-        moves: &[Move],
-        cfg: &TbConfig,
-    ) -> Option<Vec<Move>> {
+    /// longest. Never empty; `None` when the position is not covered or a probe fails. With
+    /// them, the root's own value (one WDL probe) as the score a GUI is shown.
+    pub(crate) fn rank_root(&self, pos: &Chess, moves: &[Move], cfg: &TbConfig) -> Option<RootTb> {
         if self.covered_pieces(pos, cfg).is_none() || moves.is_empty() {
             return None;
         }
+        let win = TB_WIN - 1;
+        let score = match (self.tables.probe_wdl(pos).ok()?, cfg.rule50) {
+            (AmbiguousWdl::Win, _) | (AmbiguousWdl::CursedWin | AmbiguousWdl::MaybeWin, false) => {
+                win
+            }
+            (AmbiguousWdl::Loss, _)
+            | (AmbiguousWdl::BlessedLoss | AmbiguousWdl::MaybeLoss, false) => -win,
+            (AmbiguousWdl::CursedWin | AmbiguousWdl::MaybeWin, true) => 1,
+            (AmbiguousWdl::BlessedLoss | AmbiguousWdl::MaybeLoss, true) => -1,
+            (AmbiguousWdl::Draw, _) => 0,
+        };
+        let mut probes = 1;
         const WIN: i64 = 1_000_000;
         let mut ranked = Vec::with_capacity(moves.len());
         for &m in moves {
@@ -173,6 +204,7 @@ impl Tablebases {
                 continue;
             }
             let dtz = self.tables.probe_dtz(&after).ok()?;
+            probes += 1;
             let theirs = AmbiguousWdl::from_dtz_and_halfmoves(dtz, after.halfmoves());
             // Plies to the next capture or pawn move: none after one (the counter is reset,
             // which is what a win under the 50-move rule needs), else the opponent's DTZ.
@@ -199,7 +231,11 @@ impl Tablebases {
             .filter(|r| if best == 0 { r.1 >= 0 } else { r.1 == best })
             .map(|r| r.0)
             .collect();
-        Some(keep)
+        Some(RootTb {
+            moves: keep,
+            score,
+            probes,
+        })
     }
 }
 
@@ -251,6 +287,18 @@ mod tests {
         assert_eq!(tb.wdl(&pos("8/8/8/4k3/8/8/3PP3/4K3 w - - 0 1")), None);
     }
 
+    /// Moves that mate at once (not probed).
+    fn mates(p: &Chess, moves: &[Move]) -> u64 {
+        moves
+            .iter()
+            .filter(|m| {
+                let mut after = p.clone();
+                after.play_unchecked(**m);
+                after.is_checkmate()
+            })
+            .count() as u64
+    }
+
     #[test]
     fn the_root_keeps_the_moves_that_keep_the_result() {
         let tb = tables();
@@ -258,13 +306,17 @@ mod tests {
         // KQvK: only mate is kept when mate is on the board.
         let p = pos("7k/8/6K1/8/8/8/8/1Q6 w - - 0 1");
         let moves: Vec<Move> = p.legal_moves().into_iter().collect();
-        let keep = tb.rank_root(&p, &moves, &cfg).unwrap();
-        assert!(!keep.is_empty());
-        for m in &keep {
+        let root = tb.rank_root(&p, &moves, &cfg).unwrap();
+        assert!(!root.moves.is_empty());
+        for m in &root.moves {
             let mut after = p.clone();
             after.play_unchecked(*m);
             assert!(after.is_checkmate(), "{m:?}");
         }
+        // A won root: shown as a win, one probe for the root and one per move.
+        assert_eq!(root.score, TB_WIN - 1);
+        assert_eq!(root.wdl(), [1000, 0, 0]);
+        assert_eq!(root.probes, moves.len() as u64 + 1 - mates(&p, &moves));
         // Every kept move keeps the best result any move keeps (the opponent's WDL after it
         // is the lowest), in won, drawn and lost positions.
         for fen in [
@@ -282,11 +334,18 @@ mod tests {
                 tb.wdl(&after).map(|w| w.signum())
             };
             let best = moves.iter().filter_map(theirs).min().unwrap();
-            let keep = tb.rank_root(&p, &moves, &cfg).unwrap();
-            assert!(!keep.is_empty(), "{fen}");
-            for m in &keep {
+            let root = tb.rank_root(&p, &moves, &cfg).unwrap();
+            assert!(!root.moves.is_empty(), "{fen}");
+            for m in &root.moves {
                 assert_eq!(theirs(m), Some(best), "{fen}: {m:?}");
             }
+            // The root's score is the negation of the best result it leaves the opponent.
+            let expect = match best {
+                -1 => TB_WIN - 1,
+                0 => 0,
+                _ => 1 - TB_WIN,
+            };
+            assert_eq!(root.score, expect, "{fen}");
         }
         // Positions with castling rights or too many pieces are not ranked.
         let start = Chess::default();

@@ -138,3 +138,74 @@ fn four_piece_endings_with_the_shared_tables() {
         "KBNvK after {plies} plies"
     );
 }
+
+/// The value of `key` in an `info` line (the word after it).
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let mut words = line.split_whitespace();
+    words.find(|w| *w == key)?;
+    words.next()
+}
+
+/// A root in the tables, through the binary: every `info` line shows the tables' value (a
+/// win beyond every normal score and below the mate scores, or a mate once the search finds
+/// one), counts the root's probes in `tbhits`, and `UCI_ShowWDL` agrees; drawn and lost roots
+/// likewise. Without tables the same won root shows an ordinary score and no hits.
+#[test]
+fn a_root_in_the_tables_shows_their_value() {
+    for (fen, expect) in [
+        ("8/8/8/8/8/8/3k4/KQ6 w - - 0 1", "win"),
+        ("8/8/8/8/8/8/4k3/KN6 w - - 0 1", "draw"),
+        ("K7/8/8/8/8/8/3k4/1q6 w - - 0 1", "loss"),
+    ] {
+        for tables in [true, false] {
+            let mut e = common::Uci::start();
+            e.send("setoption name UCI_ShowWDL value true");
+            if tables {
+                e.send(&format!(
+                    "setoption name SyzygyPath value {}",
+                    repo_tables()
+                ));
+            }
+            e.send(&format!("position fen {fen}"));
+            let (lines, best) = e.go("go depth 6");
+            assert!(common::best_of(&best).is_some(), "{fen}: {best}");
+            let infos: Vec<&String> = lines
+                .iter()
+                .filter(|l| l.starts_with("info") && l.contains(" score "))
+                .collect();
+            assert!(!infos.is_empty(), "{fen}: {lines:?}");
+            for l in infos {
+                let hits: u64 = field(l, "tbhits").and_then(|v| v.parse().ok()).unwrap();
+                let kind = field(l, "score").unwrap();
+                let value: i32 = field(l, kind).and_then(|v| v.parse().ok()).unwrap();
+                let wdl: Vec<&str> = l
+                    .split(" wdl ")
+                    .nth(1)
+                    .map(|w| w.split_whitespace().take(3).collect())
+                    .unwrap_or_default();
+                if !tables {
+                    assert_eq!(hits, 0, "{l}");
+                    if expect == "win" {
+                        assert!(kind == "cp" && value < 10_000, "{l}");
+                    }
+                    continue;
+                }
+                assert!(hits > 0, "{l}");
+                assert!(!l.contains("bound"), "{l}");
+                match (expect, kind) {
+                    ("win", "mate") => assert!(value > 0, "{l}"),
+                    ("loss", "mate") => assert!(value < 0, "{l}"),
+                    ("win", _) => assert!(value >= 19_000, "{l}"),
+                    ("loss", _) => assert!(value <= -19_000, "{l}"),
+                    _ => assert_eq!((kind, value), ("cp", 0), "{l}"),
+                }
+                let want = match expect {
+                    "win" => ["1000", "0", "0"],
+                    "loss" => ["0", "0", "1000"],
+                    _ => ["0", "1000", "0"],
+                };
+                assert_eq!(wdl, want, "{l}");
+            }
+        }
+    }
+}

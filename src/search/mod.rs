@@ -371,15 +371,25 @@ impl Worker {
             line.push(pos.move_to_uci(m));
             pos.play_game_move(m);
         }
+        // A root in the tables shows their value (exact) unless the search has found a mate.
+        let tb = sh
+            .root_tb
+            .as_ref()
+            .filter(|_| !crate::score::is_mate_score(score));
+        let (score, bound) = tb.map_or((score, bound), |tb| (tb.score, Bound::Exact));
+        let wdl = sh.show_wdl.then(|| {
+            tb.map_or_else(
+                || crate::wdl::wdl(score, crate::wdl::material(sh.root.board())),
+                crate::tb::RootTb::wdl,
+            )
+        });
         sh.reporter.info(&SearchInfo {
             depth,
             multipv,
             seldepth: self.state.seldepth as i32,
             score,
             bound,
-            wdl: sh
-                .show_wdl
-                .then(|| crate::wdl::wdl(score, crate::wdl::material(sh.root.board()))),
+            wdl,
             nodes,
             nps: nodes * 1000 / time_ms.max(1),
             hashfull: sh.tt.hashfull(),

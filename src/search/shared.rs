@@ -12,7 +12,7 @@ use super::smp::{NodeCounters, ThreadResult};
 use crate::nnue::Network;
 use crate::params::Params;
 use crate::position::Position;
-use crate::tb::{Tablebases, TbConfig};
+use crate::tb::{RootTb, Tablebases, TbConfig};
 use crate::time::{Clock, Limits};
 use crate::tt::TranspositionTable;
 
@@ -30,8 +30,10 @@ pub(crate) struct SearchShared {
     pub net: Arc<Network>,
     /// Syzygy tables and how to probe them.
     pub tb: Option<Arc<Tablebases>>,
+    /// The tables' verdict on the root, when they cover it.
+    pub root_tb: Option<RootTb>,
     pub tb_config: TbConfig,
-    /// Tablebase probes that gave a result, all threads.
+    /// Tablebase probes that gave a result, all threads and the root's.
     pub tbhits: AtomicU64,
     pub nodes: Arc<NodeCounters>,
     pub threads: usize,
@@ -61,6 +63,7 @@ impl SearchShared {
         params: Params,
         net: Arc<Network>,
         tb: Option<Arc<Tablebases>>,
+        root_tb: Option<RootTb>,
         tb_config: TbConfig,
         nodes: Arc<NodeCounters>,
         threads: usize,
@@ -79,8 +82,10 @@ impl SearchShared {
             params,
             net,
             tb,
+            // The root's probes count, as Stockfish counts them.
+            tbhits: AtomicU64::new(root_tb.as_ref().map_or(0, |r| r.probes)),
+            root_tb,
             tb_config,
-            tbhits: AtomicU64::new(0),
             nodes,
             threads,
             multipv: multipv.max(1),
