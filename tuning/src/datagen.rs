@@ -237,18 +237,14 @@ fn play_one(
 /// What a data directory holds, and the bytes at the ends of its raw files that belong to
 /// games cut off by a killed run.
 pub fn stats_with(dir: &Path, filter: bool) -> Result<(Counts, u64), String> {
-    let (mut s, mut unfinished) = (Counts::default(), 0);
+    let mut s = Counts::default();
     if !dir.exists() {
         return Ok((s, 0));
     }
-    crate::store::check_files(dir)?;
-    for path in gamedata::data_files(dir)? {
-        let (games, rest) = gamedata::read_games(&path)?;
-        unfinished += rest as u64;
-        for g in &games {
-            s.add(g, filter);
-        }
-    }
+    let unfinished = gamedata::for_each_game(&[dir.to_path_buf()], |g| {
+        s.add(g, filter);
+        std::ops::ControlFlow::Continue(())
+    })?;
     Ok((s, unfinished))
 }
 

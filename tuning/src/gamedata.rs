@@ -113,23 +113,26 @@ pub fn read_games(path: &Path) -> Result<(Vec<Game>, usize), String> {
 
 /// Calls `f` with every finished game of every data file under `dirs`, directory by directory
 /// and file by file in name order, until it returns `Break`. A directory with a manifest is
-/// checked against it first (see `store::check_files`).
+/// checked against it first (see `store::check_files`). Returns the bytes at the ends of raw
+/// files that belong to games cut off by a killed run (ignored).
 pub fn for_each_game(
     dirs: &[PathBuf],
     mut f: impl FnMut(&Game) -> ControlFlow<()>,
-) -> Result<(), String> {
+) -> Result<u64, String> {
+    let mut unfinished = 0;
     for dir in dirs {
         crate::store::check_files(dir)?;
         for path in data_files(dir)? {
-            let (games, _) = read_games(&path)?;
+            let (games, rest) = read_games(&path)?;
+            unfinished += rest as u64;
             for g in &games {
                 if f(g).is_break() {
-                    return Ok(());
+                    return Ok(unfinished);
                 }
             }
         }
     }
-    Ok(())
+    Ok(unfinished)
 }
 
 /// The sha256 of some bytes, as lower-case hex.
