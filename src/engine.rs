@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use shakmaty::{CastlingMode, Move};
 
-use crate::nnue::{self, Network};
+use crate::eval::nnue::{self, Network};
 use crate::params::{self, Params};
 use crate::position::Position;
 use crate::search::shared::SearchShared;

@@ -9,11 +9,6 @@ use shakmaty::{Color, Move, Role, Square};
 use crate::moves::{Move16, piece_index};
 
 pub(crate) const HISTORY_MAX: i32 = 16_384;
-/// Entries of each correction-history table (per side to move).
-pub(crate) const CORR_SIZE: usize = 16_384;
-/// Correction history values are in units of 1/CORR_GRAIN centipawn.
-pub(crate) const CORR_GRAIN: i32 = 256;
-pub(crate) const CORR_MAX: i32 = CORR_GRAIN * 64;
 
 /// Moves `entry` towards `bonus`'s bound: `e += b - e * |b| / MAX`.
 #[inline]
@@ -69,10 +64,6 @@ pub(crate) struct Histories {
     continuation: Vec<i16>,
     /// The quiet reply that refuted a (piece, to), for the counter-move stage.
     counter: Vec<Move16>,
-    /// Static-eval correction by pawn structure, per side to move.
-    corr_pawn: Vec<i16>,
-    /// Static-eval correction by each side's non-pawn pieces, per side to move.
-    corr_nonpawn: Vec<i16>,
 }
 
 impl Default for Histories {
@@ -82,8 +73,6 @@ impl Default for Histories {
             capture: vec![0; PIECE_TO * 6],
             continuation: vec![0; PIECE_TO * PIECE_TO],
             counter: vec![Move16::NONE; PIECE_TO],
-            corr_pawn: vec![0; 2 * CORR_SIZE],
-            corr_nonpawn: vec![0; 2 * 2 * CORR_SIZE],
         }
     }
 }
@@ -110,8 +99,6 @@ impl Histories {
         self.capture.fill(0);
         self.continuation.fill(0);
         self.counter.fill(Move16::NONE);
-        self.corr_pawn.fill(0);
-        self.corr_nonpawn.fill(0);
     }
 
     #[inline]
@@ -167,56 +154,6 @@ impl Histories {
             self.counter[p.index()] = Move16::from_move(m);
         }
     }
-
-    #[inline]
-    fn corr_indices(color: Color, pawn_key: u64, nonpawn: [u64; 2]) -> [usize; 3] {
-        let c = color as usize;
-        [
-            c * CORR_SIZE + (pawn_key as usize % CORR_SIZE),
-            (c * 2) * CORR_SIZE + (nonpawn[0] as usize % CORR_SIZE),
-            (c * 2 + 1) * CORR_SIZE + (nonpawn[1] as usize % CORR_SIZE),
-        ]
-    }
-
-    /// Correction to add to the raw static eval, in centipawns, with the pawn and non-pawn
-    /// parts weighted by `weights` (percent).
-    #[inline]
-    pub(crate) fn correction(
-        &self,
-        color: Color,
-        pawn_key: u64,
-        nonpawn: [u64; 2],
-        weights: [i32; 2],
-    ) -> i32 {
-        let [p, w, b] = Self::corr_indices(color, pawn_key, nonpawn);
-        let pawn = i32::from(self.corr_pawn[p]);
-        let nonpawn = i32::from(self.corr_nonpawn[w]) + i32::from(self.corr_nonpawn[b]);
-        (pawn * weights[0] + nonpawn * weights[1]) / (100 * CORR_GRAIN)
-    }
-
-    /// Moves the correction entries towards `diff` (search score minus static eval, cp),
-    /// weighted by depth.
-    #[inline]
-    pub(crate) fn update_correction(
-        &mut self,
-        color: Color,
-        pawn_key: u64,
-        nonpawn: [u64; 2],
-        diff: i32,
-        depth: i32,
-    ) {
-        let [p, w, b] = Self::corr_indices(color, pawn_key, nonpawn);
-        let target = (diff * CORR_GRAIN).clamp(-CORR_MAX, CORR_MAX);
-        let weight = (depth + 1).min(16);
-        let blend = |entry: &mut i16| {
-            let e = i32::from(*entry);
-            let v = (e * (256 - weight) + target * weight) / 256;
-            *entry = v.clamp(-CORR_MAX, CORR_MAX) as i16;
-        };
-        blend(&mut self.corr_pawn[p]);
-        blend(&mut self.corr_nonpawn[w]);
-        blend(&mut self.corr_nonpawn[b]);
-    }
 }
 
 #[cfg(test)]
@@ -246,17 +183,5 @@ mod tests {
         gravity(&mut e, -300);
         // 300 - 300 - 300*300/16384 = -5
         assert_eq!(e, -5);
-    }
-
-    #[test]
-    fn correction_moves_towards_the_error() {
-        let mut h = Histories::default();
-        for _ in 0..200 {
-            h.update_correction(Color::White, 5, [6, 7], 40, 10);
-        }
-        // 40 from the pawn table at 50% plus 40 + 40 from the two non-pawn tables at 25%.
-        let c = h.correction(Color::White, 5, [6, 7], [50, 25]);
-        assert!((39..=40).contains(&c), "{c}");
-        assert_eq!(h.correction(Color::Black, 5, [6, 7], [100, 50]), 0);
     }
 }

@@ -7,11 +7,11 @@
 pub mod bench;
 pub mod engine;
 pub mod epd;
+pub mod eval;
 mod history;
 pub mod movegen;
 mod movepick;
 mod moves;
-pub mod nnue;
 pub mod params;
 pub mod position;
 pub mod score;
@@ -24,7 +24,6 @@ mod thread;
 pub mod time;
 mod tt;
 pub mod uci;
-pub mod wdl;
 
 pub use engine::Engine;
 pub use params::Params;

@@ -228,7 +228,7 @@ fn is_go_keyword(t: &str) -> bool {
 pub(crate) fn format_info(info: &SearchInfo) -> String {
     let score = match mate_moves(info.score) {
         Some(m) => format!("mate {m}"),
-        None => format!("cp {}", info.score),
+        None => format!("cp {}", crate::eval::wdl::to_uci_cp(info.score)),
     };
     let bound = match info.bound {
         Bound::Lower => " lowerbound",
@@ -416,7 +416,8 @@ impl UciSession {
             Command::Eval => {
                 let (e, by) = self.engine.static_eval();
                 self.emit(&format!(
-                    "info string static eval {e} cp (side to move), {by}"
+                    "info string static eval {} cp (side to move, normalised; {e} in the search's units), {by}",
+                    crate::eval::wdl::to_uci_cp(e)
                 ));
             }
             Command::Bench(depth) => {
@@ -630,14 +631,16 @@ mod tests {
             format_info(&info),
             "info depth 3 seldepth 5 multipv 1 score mate 2 nodes 10 nps 100 hashfull 1 tbhits 0 time 100 pv e2e4"
         );
-        info.score = -35;
+        // Centipawns are printed normalised: the search's a(1) is +100.
+        let pawn = crate::eval::wdl::pawn_value().round() as i32;
+        info.score = -pawn;
         info.bound = Bound::Lower;
-        assert!(format_info(&info).contains("score cp -35 lowerbound nodes"));
+        assert!(format_info(&info).contains("score cp -100 lowerbound nodes"));
         info.wdl = Some([120, 500, 380]);
         info.multipv = 3;
         info.tbhits = 7;
         let line = format_info(&info);
-        assert!(line.contains("multipv 3 score cp -35 lowerbound wdl 120 500 380 nodes"));
+        assert!(line.contains("multipv 3 score cp -100 lowerbound wdl 120 500 380 nodes"));
         assert!(line.contains("tbhits 7 time"));
     }
 

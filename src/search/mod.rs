@@ -379,7 +379,7 @@ impl Worker {
         let (score, bound) = tb.map_or((score, bound), |tb| (tb.score, Bound::Exact));
         let wdl = sh.show_wdl.then(|| {
             tb.map_or_else(
-                || crate::wdl::wdl(score, crate::wdl::material(sh.root.board())),
+                || crate::eval::wdl::wdl(score, crate::eval::wdl::material(sh.root.board())),
                 crate::tb::RootTb::wdl,
             )
         });

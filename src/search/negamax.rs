@@ -64,13 +64,6 @@ fn rfp_margin(p: &Params, depth: i32, improving: bool) -> i32 {
     p.RFP_MUL * depth - p.RFP_IMPROVING_MARGIN * i32::from(improving)
 }
 
-/// Correction history is in use (both weights 0 switch it off, the default): when it is not,
-/// neither the lookup nor the update is worth its three keys and table accesses per node.
-#[inline]
-fn correction_on(p: &Params) -> bool {
-    p.CORR_PAWN_WEIGHT != 0 || p.CORR_NONPAWN_WEIGHT != 0
-}
-
 #[inline]
 fn razor_margin(p: &Params, depth: i32) -> i32 {
     p.RAZOR_BASE + p.RAZOR_MUL * depth
@@ -153,19 +146,7 @@ impl Worker {
     /// Raw static evaluation plus the correction history's estimate of its error.
     #[inline]
     pub(crate) fn corrected_eval(&self, p: &Params, raw: i32) -> i32 {
-        if !correction_on(p) {
-            return raw.clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
-        }
-        let c = self.game.hist.correction(
-            self.state.pos.turn(),
-            self.state.pos.pawn_key(),
-            [
-                self.state.pos.non_pawn_key(shakmaty::Color::White),
-                self.state.pos.non_pawn_key(shakmaty::Color::Black),
-            ],
-            [p.CORR_PAWN_WEIGHT, p.CORR_NONPAWN_WEIGHT],
-        );
-        (raw + c).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+        self.game.eval.corrected(p, &self.state.pos, raw)
     }
 
     /// Makes `m`, recording it on the stack for continuation history.
@@ -558,8 +539,8 @@ impl Worker {
         };
 
         // Step 19. Teach the correction history how far the static eval was off.
-        if correction_on(p) && !in_check && !singular_search {
-            self.learn_eval_error(&node, bound, best, best_move);
+        if !in_check && !singular_search {
+            self.learn_eval_error(p, &node, bound, best, best_move);
         }
 
         // Step 20. Store the result (not for a MultiPV line after the first: its best move is
@@ -813,6 +794,7 @@ impl Worker {
     /// positions only and only when the bound says which way.
     fn learn_eval_error(
         &mut self,
+        p: &Params,
         node: &NodeInfo,
         bound: Bound,
         best: i32,
@@ -825,16 +807,9 @@ impl Worker {
         };
         let quiet_best = best_move.is_none_or(|m| !is_noisy(m));
         if quiet_best && eval_error_known && !is_mate_score(best) {
-            self.game.hist.update_correction(
-                self.state.pos.turn(),
-                self.state.pos.pawn_key(),
-                [
-                    self.state.pos.non_pawn_key(shakmaty::Color::White),
-                    self.state.pos.non_pawn_key(shakmaty::Color::Black),
-                ],
-                best - node.raw_eval,
-                node.depth,
-            );
+            self.game
+                .eval
+                .learn(p, &self.state.pos, node.raw_eval, best, node.depth);
         }
     }
 

@@ -9,7 +9,7 @@ use shakmaty::Move;
 
 use super::report::{Reporter, SearchResult};
 use super::smp::{NodeCounters, ThreadResult};
-use crate::nnue::Network;
+use crate::eval::nnue::Network;
 use crate::params::Params;
 use crate::position::Position;
 use crate::tb::{RootTb, Tablebases, TbConfig};

@@ -8,8 +8,8 @@ use super::shared::SearchShared;
 use super::smp::ThreadResult;
 use super::stack::SearchStack;
 use super::stats::Stats;
+use crate::eval::Evaluator;
 use crate::history::Histories;
-use crate::nnue::AccumulatorStack;
 use crate::params::Params;
 use crate::position::Position;
 use crate::score::MAX_PLY;
@@ -17,6 +17,8 @@ use crate::score::MAX_PLY;
 /// Kept across the moves of a game; cleared by `ucinewgame`.
 pub(crate) struct GameState {
     pub(crate) hist: Histories,
+    /// The evaluation: the net's accumulators and the game's correction history.
+    pub(crate) eval: Evaluator,
 }
 
 /// Everything one search of one thread uses; reset at every `go`.
@@ -39,8 +41,6 @@ pub(crate) struct SearchState {
     /// Nodes spent on each root move in this search.
     pub(crate) root_nodes: Vec<(Move, u64)>,
     pub(crate) stats: Stats,
-    /// The network's accumulators along the current line.
-    pub(crate) acc: AccumulatorStack,
     /// MultiPV: root moves of the lines already searched at this depth (skipped at the root).
     pub(crate) excluded_root: Vec<Move>,
     /// MultiPV: the lines of the last complete depth, best first (score, PV).
@@ -64,7 +64,6 @@ impl SearchState {
             nmp_min_ply: 0,
             root_nodes: Vec::new(),
             stats: Stats::default(),
-            acc: AccumulatorStack::default(),
             excluded_root: Vec::new(),
             lines: Vec::new(),
         }
@@ -87,7 +86,6 @@ impl SearchState {
         self.nmp_min_ply = 0;
         self.root_nodes.clear();
         self.stats = Stats::default();
-        self.acc.clear();
         self.excluded_root.clear();
         self.lines.clear();
     }
@@ -107,6 +105,7 @@ impl Worker {
             id,
             game: GameState {
                 hist: Histories::default(),
+                eval: Evaluator::default(),
             },
             state: SearchState::new(),
         }
@@ -115,12 +114,14 @@ impl Worker {
     /// Forget everything learnt in this game (`ucinewgame`).
     pub(crate) fn new_game(&mut self) {
         self.game.hist.clear();
+        self.game.eval.new_game();
     }
 
     /// Readies this thread for a new search of `sh.root`.
     pub(crate) fn prepare(&mut self, sh: &SearchShared) {
         self.state
             .reset(&sh.root, crate::params::active(&sh.params));
+        self.game.eval.new_search();
     }
 
     /// Adds to the nodes spent on root move `m`.
@@ -139,11 +140,10 @@ impl Worker {
             .map_or(0, |(_, n)| *n)
     }
 
-    /// The static evaluation of the current position, side to move's view (the search's
-    /// network, from the accumulators).
+    /// The raw static evaluation of the current position, side to move's view.
     #[inline]
     pub(crate) fn evaluate(&mut self, sh: &SearchShared) -> i32 {
-        self.state.acc.evaluate(&sh.net, &self.state.pos)
+        self.game.eval.raw(&sh.net, &self.state.pos)
     }
 
     /// Counts a node and polls the limits; true when the search must unwind.

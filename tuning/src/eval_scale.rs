@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use shakmaty::{Chess, Position as _};
 
-use shears::nnue::Network;
+use shears::eval::nnue::Network;
 
 use crate::nnue_data::skip_reason;
 
@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn points_take_the_side_to_moves_view() {
-        let net = shears::nnue::Network::from_bytes(
+        let net = shears::eval::nnue::Network::from_bytes(
             &std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../nets/default.nnue")).unwrap(),
         )
         .unwrap();

@@ -45,7 +45,7 @@ const USAGE: &str = "usage:
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--init NET] [--quiet]
   shears-tune eval-scale --data DIR[,DIR...] [--net FILE] [--base-net nets/default.nnue] [--limit N]
-  shears-tune wdl-fit --data DIR[,DIR...] [--out src/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]";
+  shears-tune wdl-fit --data DIR[,DIR...] [--net nets/default.nnue] [--out src/eval/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]";
 
 /// `--name value` pairs after the subcommand.
 struct Args(Vec<String>);
@@ -210,8 +210,8 @@ fn main() {
                 hidden: args.num("--hidden", 128)?,
                 buckets: args.num("--buckets", 1)?,
                 layout: match args.get("--inputs").unwrap_or("plain") {
-                    "plain" => shears::nnue::Layout::Plain,
-                    "mirrored" => shears::nnue::Layout::Mirrored,
+                    "plain" => shears::eval::nnue::Layout::Plain,
+                    "mirrored" => shears::eval::nnue::Layout::Mirrored,
                     other => return Err(format!("--inputs: {other}: not plain or mirrored")),
                 },
                 epochs: args.num("--epochs", 10)?,
@@ -243,7 +243,8 @@ fn main() {
             let data = args.paths("--data")?;
             wdl_fit::run(&wdl_fit::Config {
                 data,
-                out: PathBuf::from(args.get("--out").unwrap_or("src/wdl_model.rs")),
+                net: PathBuf::from(args.get("--net").unwrap_or("nets/default.nnue")),
+                out: PathBuf::from(args.get("--out").unwrap_or("src/eval/wdl_model.rs")),
                 bins: PathBuf::from(args.get("--bins").unwrap_or("tests/data/wdl_bins.csv")),
                 iterations: args.num("--iterations", 2000)?,
             })

@@ -31,7 +31,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use shakmaty::{Chess, Color, Position as _};
-use shears::nnue::{self, INPUTS, Layout, Network, QA, QB, SCALE, WEIGHT_CLIP};
+use shears::eval::nnue::{self, INPUTS, Layout, Network, QA, QB, SCALE, WEIGHT_CLIP};
 
 use crate::nnue_data::skip_reason;
 #[cfg(test)]

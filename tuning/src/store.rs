@@ -83,6 +83,20 @@ impl Manifest {
             .map_err(|e| format!("{}: {e}", path.display()))
     }
 
+    /// The runs that made a directory's games: its manifest's (packed data) and the run
+    /// files of its raw data, once each.
+    pub fn runs_of(dir: &Path) -> Result<Vec<RunInfo>, String> {
+        let mut runs = Self::load(dir)?.map_or_else(Vec::new, |m| m.runs);
+        for file in gamedata::data_files(dir)? {
+            if let Some(seed) = gamedata::seed_of(&file).filter(|_| gamedata::is_raw(&file))
+                && !runs.iter().any(|r| r.seed == seed)
+            {
+                runs.push(RunInfo::load(dir, seed)?);
+            }
+        }
+        Ok(runs)
+    }
+
     /// Writes the manifest (through a temporary file, so a kill leaves the old one whole).
     fn save(&self, dir: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;

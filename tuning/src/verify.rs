@@ -636,7 +636,7 @@ mod tests {
         // The built-in net's file against a net of random weights of the same shape.
         let trained = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/default.nnue");
         let random = dir.join("random.nnue");
-        let model = crate::nnue_train::Model::new(128, 8, shears::nnue::Layout::Plain, 5);
+        let model = crate::nnue_train::Model::new(128, 8, shears::eval::nnue::Layout::Plain, 5);
         std::fs::write(&random, model.quantise().unwrap().to_bytes()).unwrap();
         let cfg = Config {
             values: Vec::new(),

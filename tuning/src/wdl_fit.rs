@@ -10,15 +10,21 @@
 //!
 //! `a` is the score that wins half the games, `b` how fast the chance grows with the score.
 //! The fit maximises the likelihood of the games' results with Adam over positions binned by
-//! (material, score); it writes `src/wdl_model.rs` and the bins (`tests/data/wdl_bins.csv`),
-//! against which the engine's tests check the model.
+//! (material, score); it writes `src/eval/wdl_model.rs` and the bins
+//! (`tests/data/wdl_bins.csv`), against which the engine's tests check the model.
+//!
+//! The model belongs to one net: the one whose games it is fitted on. `--net` (the default net
+//! unless given) must be the net every run of the data names (its run info's `net_sha256`);
+//! its checksum goes into the model file, and the engine's tests fail when the built-in net is
+//! another. The engine prints centipawns divided by `a(1)`, the score that wins half the games
+//! at 58 points of material, times 100 (`shears::eval::wdl::to_uci_cp`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use shakmaty::{Color, Position as _};
 
-use shears::wdl::win_loss;
+use shears::eval::wdl::win_loss;
 
 use crate::viriformat;
 
@@ -29,6 +35,8 @@ const SCORE_MAX: i32 = 1000;
 
 pub struct Config {
     pub data: Vec<PathBuf>,
+    /// The net the games were played by (its checksum goes into the model file).
+    pub net: PathBuf,
     pub out: PathBuf,
     pub bins: PathBuf,
     pub iterations: usize,
@@ -55,7 +63,7 @@ fn collect(dirs: &[PathBuf]) -> Result<Bins, String> {
                 (viriformat::WHITE_WIN, true) | (viriformat::BLACK_WIN, false) => 2,
                 _ => 0,
             };
-            let m = shears::wdl::material(&pos).clamp(17, 78);
+            let m = shears::eval::wdl::material(&pos).clamp(17, 78);
             let bin = (x + SCORE_BIN / 2).div_euclid(SCORE_BIN) * SCORE_BIN;
             bins.entry((m, bin)).or_insert([0; 3])[result] += 1;
         }
@@ -104,7 +112,34 @@ pub fn fit(bins: &Bins, iterations: usize) -> [f64; 8] {
     p
 }
 
+/// The checksum of `net`, after checking that every run of the data was played by it.
+fn net_of_the_data(cfg: &Config) -> Result<String, String> {
+    let bytes = std::fs::read(&cfg.net).map_err(|e| format!("{}: {e}", cfg.net.display()))?;
+    let sha = crate::gamedata::sha256_hex(&bytes);
+    for dir in &cfg.data {
+        let runs = crate::store::Manifest::runs_of(dir)?;
+        if runs.is_empty() {
+            return Err(format!(
+                "{}: no run info says which net played these games",
+                dir.display()
+            ));
+        }
+        if let Some(r) = runs.iter().find(|r| r.net_sha256 != sha) {
+            return Err(format!(
+                "{}: run {} was played by net {} (sha256 {}), not {} ({sha}): the model must be fitted on the net's own games",
+                dir.display(),
+                r.seed,
+                r.net,
+                r.net_sha256,
+                cfg.net.display()
+            ));
+        }
+    }
+    Ok(sha)
+}
+
 pub fn run(cfg: &Config) -> Result<(), String> {
+    let net_sha256 = net_of_the_data(cfg)?;
     let bins = collect(&cfg.data)?;
     let positions: u64 = bins.values().map(|c| c.iter().sum::<u64>()).sum();
     if positions == 0 {
@@ -124,13 +159,27 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         p[7],
         neg_log_likelihood(&p, &bins) / positions as f64
     );
+    let data: Vec<String> = cfg.data.iter().map(|d| d.display().to_string()).collect();
     let source = format!(
-        "//! The win/draw/loss model of `UCI_ShowWDL`, written by `shears-tune wdl-fit` (see\n\
-         //! `tuning/src/wdl_fit.rs`) from {positions} self-play positions.\n\
+        "//! The win/draw/loss model of `UCI_ShowWDL` and the scale of printed centipawns, written\n\
+         //! by `shears-tune wdl-fit` (see `tuning/src/wdl_fit.rs`) from {positions} positions of\n\
+         //! {}.\n\
+         \n\
+         /// sha256 of the net whose games the model is fitted on (the engine's tests check that\n\
+         /// it is the built-in net's).\n\
+         pub const NET_SHA256: &str =\n    \"{net_sha256}\";\n\
          \n\
          /// Coefficients of `a(m)` (cubic, highest power first), then of `b(m)`.\n\
          pub(crate) const WDL_PARAMS: [f64; 8] = [\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n];\n",
-        p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]
+        data.join(", "),
+        p[0],
+        p[1],
+        p[2],
+        p[3],
+        p[4],
+        p[5],
+        p[6],
+        p[7]
     );
     std::fs::write(&cfg.out, source).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     let mut csv = String::from("material,score,losses,draws,wins\n");

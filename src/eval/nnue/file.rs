@@ -168,7 +168,7 @@ impl Network {
 }
 
 /// The net built into the binary (`nets/default.nnue`; its recipe is in docs/nnue.md).
-const EMBEDDED: &[u8] = include_bytes!("../../nets/default.nnue");
+const EMBEDDED: &[u8] = include_bytes!("../../../nets/default.nnue");
 
 /// The built-in net: what `EvalFile <default>` loads.
 pub(crate) fn embedded() -> Result<Network, String> {

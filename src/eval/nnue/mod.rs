@@ -502,13 +502,13 @@ mod tests {
 
     /// Positions of the perft suite (castling, en passant and promotions on the board).
     fn suite_positions() -> Vec<(String, CastlingMode)> {
-        let text = include_str!("../../tests/data/perftsuite.epd");
+        let text = include_str!("../../../tests/data/perftsuite.epd");
         let mut out: Vec<(String, CastlingMode)> = text
             .lines()
             .filter_map(|l| l.split(';').next())
             .map(|f| (f.trim().to_string(), CastlingMode::Standard))
             .collect();
-        let frc = include_str!("../../tests/data/frcperftsuite.epd");
+        let frc = include_str!("../../../tests/data/frcperftsuite.epd");
         out.extend(
             frc.lines()
                 .step_by(40)

@@ -1,18 +1,47 @@
-//! Win/draw/loss chances of a score, for `UCI_ShowWDL`: the model of Stockfish's form fitted
-//! on Shears' own self-play games by `shears-tune wdl-fit` (`tuning/src/wdl_fit.rs`).
+//! What a score means to a user: the chances of a win, a draw and a loss (`UCI_ShowWDL`), from a
+//! model of Stockfish's form fitted on the built-in net's own games by `shears-tune wdl-fit`
+//! (`tuning/src/wdl_fit.rs`), and the centipawns printed to a GUI, normalised by the same model.
 //!
-//! The printed centipawns are not normalised to the model (Stockfish scales its output so
-//! that +100 means a 50% chance to win): the evaluation's scale is about to change with the
-//! network (issue 16), and a normalisation fitted now would be wrong then. The model is
-//! refitted with each evaluation; `wdl` says what a score means meanwhile.
+//! The search keeps the net's scale; what `info score cp` and `eval` print is that score divided
+//! by the model's `a(1)` (the score that wins half the games at 58 points of material, pawn 1,
+//! minor 3, rook 5, queen 9) times 100: a printed +100 is a 50% chance to win at that material,
+//! Stockfish's convention since 15.1. Mate scores and tablebase scores print unchanged. The model
+//! names the net it belongs to (`NET_SHA256`); a test fails when the built-in net is another, so a
+//! promoted net needs `wdl-fit` on its own games.
 
 use shakmaty::{Chess, Position as _};
 
-use crate::score::{is_mate_score, mate_moves};
+use crate::score::{MAX_PLY, is_mate_score, mate_moves};
 use crate::tb::TB_WIN;
 
 #[path = "wdl_model.rs"]
 mod model;
+
+/// sha256 of the net whose games the model was fitted on (the built-in net's, tests check).
+pub use model::NET_SHA256 as MODEL_NET_SHA256;
+
+/// Material at which a printed +100 wins half the games (the model's `m = 1`).
+pub const NORMALISE_MATERIAL: i32 = 58;
+
+/// The search score that wins half the games at [`NORMALISE_MATERIAL`]: the model's `a(1)`.
+pub fn pawn_value() -> f64 {
+    let p = &model::WDL_PARAMS;
+    p[0] + p[1] + p[2] + p[3]
+}
+
+/// A score is beyond every evaluation: a mate or a tablebase result (printed as it is).
+fn beyond_eval(score: i32) -> bool {
+    is_mate_score(score) || score.abs() >= TB_WIN - MAX_PLY as i32
+}
+
+/// The centipawns a GUI is shown for a search score: +100 is a 50% chance to win at
+/// [`NORMALISE_MATERIAL`]. Mate and tablebase scores are returned unchanged.
+pub fn to_uci_cp(score: i32) -> i32 {
+    if beyond_eval(score) {
+        return score;
+    }
+    (f64::from(score) * 100.0 / pawn_value()).round() as i32
+}
 
 /// Material as the model counts it: pawn 1, knight and bishop 3, rook 5, queen 9.
 pub fn material(pos: &Chess) -> i32 {
@@ -37,7 +66,7 @@ pub fn win_loss(p: &[f64; 8], material: i32, score: f64) -> (f64, f64) {
 /// Chances of a win, a draw and a loss for the side the score is for, in per mille (summing
 /// to 1000), with `material` on the board.
 pub fn wdl(score: i32, material: i32) -> [u32; 3] {
-    if is_mate_score(score) || score.abs() >= TB_WIN - crate::score::MAX_PLY as i32 {
+    if beyond_eval(score) {
         let win = mate_moves(score).map_or(score > 0, |m| m > 0);
         return if win { [1000, 0, 0] } else { [0, 0, 1000] };
     }
@@ -69,6 +98,50 @@ mod tests {
         assert_eq!(wdl(TB_WIN - 3, 10), [1000, 0, 0]);
     }
 
+    #[test]
+    fn a_printed_hundred_wins_half_the_games_at_the_reference_material() {
+        let a = pawn_value();
+        assert!((100.0..250.0).contains(&a), "a(1) = {a}");
+        let internal = a.round() as i32;
+        assert_eq!(to_uci_cp(internal), 100);
+        assert_eq!(to_uci_cp(-internal), -100);
+        assert_eq!(to_uci_cp(0), 0);
+        let [w, _, l] = wdl(internal, NORMALISE_MATERIAL);
+        assert!((495..=505).contains(&w), "{w}");
+        assert!(l < w, "{l}");
+        // Monotone, and beyond-eval scores untouched.
+        let mut last = i32::MIN;
+        for s in (-3000..=3000).step_by(13) {
+            assert!(to_uci_cp(s) >= last);
+            last = to_uci_cp(s);
+        }
+        for s in [
+            TB_WIN - 1,
+            1 - TB_WIN,
+            crate::score::mate_in(3),
+            crate::score::mated_in(2),
+        ] {
+            assert_eq!(to_uci_cp(s), s);
+        }
+    }
+
+    /// The model is fitted on the built-in net's games: a promoted net needs
+    /// `shears-tune wdl-fit --data data/genN` on its own games (tuning/src/wdl_fit.rs).
+    #[test]
+    fn the_shipped_model_belongs_to_the_shipped_net() {
+        use sha2::Digest as _;
+        let net = include_bytes!("../../nets/default.nnue");
+        let sha: String = sha2::Sha256::digest(net)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            sha,
+            model::NET_SHA256,
+            "src/eval/wdl_model.rs was fitted on another net's games: refit it with `shears-tune wdl-fit`"
+        );
+    }
+
     /// The model against the self-play data it was fitted on (`tests/data/wdl_bins.csv`), in
     /// groups of 15 material points and 100 cp with at least 400 positions: the win and loss
     /// rates it predicts are off by 0.03 or less on average (weighted by positions; 0.015
@@ -77,7 +150,7 @@ mod tests {
     /// fit 0.109, with little material and scores near +-850; the first fit's 0.289 would fail).
     #[test]
     fn the_model_reproduces_the_win_rates_of_its_data() {
-        let text = include_str!("../tests/data/wdl_bins.csv");
+        let text = include_str!("../../tests/data/wdl_bins.csv");
         // (material group, score group of 100 cp) -> observed [l, d, w] and predicted sums.
         let mut groups: std::collections::BTreeMap<(i32, i32), ([f64; 3], [f64; 3])> =
             Default::default();
