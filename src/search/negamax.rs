@@ -3,9 +3,9 @@
 
 use shakmaty::Move;
 
-use super::Worker;
+use super::node::{Node, NonPv, PLY, Pv};
 use super::shared::SearchShared;
-use super::{Node, NonPv, PLY, Pv};
+use super::worker::Worker;
 use crate::history::PieceTo;
 use crate::movepick::{MovePicker, is_noisy, quiet_score};
 use crate::moves::Move16;

@@ -1,10 +1,10 @@
 //! Quiescence search: captures and queen promotions until the position is quiet, with stand
 //! pat; all evasions when in check; quiet checks at its first ply when `QS_CHECKS` is on.
 
-use super::Node;
-use super::Worker;
 use super::negamax::{EVAL_NONE, tt_cuts, tt_refines};
+use super::node::Node;
 use super::shared::SearchShared;
+use super::worker::Worker;
 use crate::history::PieceTo;
 use crate::movepick::MovePicker;
 use crate::moves::Move16;

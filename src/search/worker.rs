@@ -79,7 +79,7 @@ impl SearchState {
         }
         self.nodes = 0;
         self.seldepth = 0;
-        self.lmr = super::lmr_table(params);
+        self.lmr = super::node::lmr_table(params);
         self.result = ThreadResult::default();
         self.completed_depth = 0;
         self.root_depth = 0;

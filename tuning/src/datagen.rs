@@ -241,7 +241,7 @@ pub fn stats_with(dir: &Path, filter: bool) -> Result<(Counts, u64), String> {
     if !dir.exists() {
         return Ok((s, 0));
     }
-    let unfinished = gamedata::for_each_game(&[dir.to_path_buf()], |g| {
+    let unfinished = crate::store::for_each_game(&[dir.to_path_buf()], |g| {
         s.add(g, filter);
         std::ops::ControlFlow::Continue(())
     })?;

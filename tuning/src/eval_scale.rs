@@ -94,7 +94,7 @@ fn point(nets: [&Network; 2], pos: &Chess, white_score: i16, white_result: u8) -
 
 pub fn collect(dirs: &[PathBuf], nets: [&Network; 2], limit: usize) -> Result<Vec<Point>, String> {
     let mut points = Vec::new();
-    crate::gamedata::for_each_game(dirs, |g| {
+    crate::store::for_each_game(dirs, |g| {
         // The trainer's validation games (see `nnue_data::is_validation`).
         if !crate::nnue_data::is_validation(g) {
             return ControlFlow::Continue(());

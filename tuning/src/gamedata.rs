@@ -10,13 +10,13 @@
 //!   xz-compressed, listed with their sha256 in the directory's `manifest.json`. A packed
 //!   file that does not decode to whole games is an error naming it, never read in part.
 //!
-//! Readers ([`for_each_game`]) check a directory's manifest before they read it: a file whose
-//! checksum disagrees, or a packed file the manifest does not list, stops the read with an
-//! error naming the file.
+//! This module knows files; directories with manifests are `store.rs`, whose reader
+//! (`store::for_each_game`) checks a directory's manifest before it reads it with
+//! [`read_games`]: a file whose checksum disagrees, or a packed file the manifest does not
+//! list, stops the read with an error naming the file.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -109,30 +109,6 @@ pub fn read_games(path: &Path) -> Result<(Vec<Game>, usize), String> {
         )));
     }
     Ok((games, 0))
-}
-
-/// Calls `f` with every finished game of every data file under `dirs`, directory by directory
-/// and file by file in name order, until it returns `Break`. A directory with a manifest is
-/// checked against it first (see `store::check_files`). Returns the bytes at the ends of raw
-/// files that belong to games cut off by a killed run (ignored).
-pub fn for_each_game(
-    dirs: &[PathBuf],
-    mut f: impl FnMut(&Game) -> ControlFlow<()>,
-) -> Result<u64, String> {
-    let mut unfinished = 0;
-    for dir in dirs {
-        crate::store::check_files(dir)?;
-        for path in data_files(dir)? {
-            let (games, rest) = read_games(&path)?;
-            unfinished += rest as u64;
-            for g in &games {
-                if f(g).is_break() {
-                    return Ok(unfinished);
-                }
-            }
-        }
-    }
-    Ok(unfinished)
 }
 
 /// The sha256 of some bytes, as lower-case hex.
@@ -446,9 +422,9 @@ mod tests {
         assert_eq!(seed_of(&files[0]), Some(42));
         assert_eq!(RunInfo::load(&dir, 42).unwrap(), run);
         let mut n = Counts::default();
-        for_each_game(std::slice::from_ref(&dir), |g| {
+        crate::store::for_each_game(std::slice::from_ref(&dir), |g| {
             n.add(g, true);
-            ControlFlow::Continue(())
+            std::ops::ControlFlow::Continue(())
         })
         .unwrap();
         assert_eq!(n.games, 2);

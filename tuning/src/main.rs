@@ -15,9 +15,11 @@ mod nnue_data;
 mod nnue_train;
 mod openings;
 mod plot;
+mod progress;
 mod spsa;
 mod store;
 mod tune;
+mod values;
 mod verify;
 mod viriformat;
 mod wdl_fit;
@@ -285,11 +287,11 @@ fn main() {
                 adjudication,
                 progress: !args.has("--quiet"),
                 start: match args.get("--start") {
-                    Some(v) => verify::read_values(v)?,
+                    Some(v) => values::read_values(v)?,
                     None => Vec::new(),
                 },
                 fixed: match args.get("--fixed") {
-                    Some(v) => verify::read_values(v)?,
+                    Some(v) => values::read_values(v)?,
                     None => Vec::new(),
                 },
                 r_end: args.num("--r-end", shears::params::DEFAULT_R_END)?,
@@ -303,12 +305,12 @@ fn main() {
                 args.get("--base-net").map(PathBuf::from),
             );
             let values = match args.get("--values") {
-                Some(v) => verify::read_values(v)?,
+                Some(v) => values::read_values(v)?,
                 None if net.is_some() || base_net.is_some() => Vec::new(),
                 None => return Err("--values (or --net / --base-net) is required".to_string()),
             };
             let base = match args.get("--base") {
-                Some(b) => verify::read_values(b)?,
+                Some(b) => values::read_values(b)?,
                 None => Vec::new(),
             };
             let games_out = gamedata::writer_for(

@@ -152,7 +152,7 @@ pub fn load(
     validation_only: bool,
 ) -> Result<(Vec<Sample>, Vec<Sample>), String> {
     let (mut train, mut valid) = (Vec::new(), Vec::new());
-    crate::gamedata::for_each_game(dirs, |g| {
+    crate::store::for_each_game(dirs, |g| {
         let into = if crate::nnue_data::is_validation(g) {
             &mut valid
         } else if validation_only {

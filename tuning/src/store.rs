@@ -11,14 +11,39 @@
 //!
 //! `shears-tune data check` compares every manifest with its files (checksums, sizes, no
 //! file unlisted; `--deep` also decodes every file and recounts it); readers check a
-//! manifest before reading its directory (`gamedata::for_each_game`).
+//! manifest before reading its directory ([`for_each_game`]).
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::gamedata::{self, Counts, RunInfo};
+
+/// Calls `f` with every finished game of every data file under `dirs`, directory by directory
+/// and file by file in name order, until it returns `Break`. A directory with a manifest is
+/// checked against it first (see [`check_files`]). Returns the bytes at the ends of raw
+/// files that belong to games cut off by a killed run (ignored).
+pub fn for_each_game(
+    dirs: &[PathBuf],
+    mut f: impl FnMut(&crate::viriformat::Game) -> ControlFlow<()>,
+) -> Result<u64, String> {
+    let mut unfinished = 0;
+    for dir in dirs {
+        check_files(dir)?;
+        for path in gamedata::data_files(dir)? {
+            let (games, rest) = gamedata::read_games(&path)?;
+            unfinished += rest as u64;
+            for g in &games {
+                if f(g).is_break() {
+                    return Ok(unfinished);
+                }
+            }
+        }
+    }
+    Ok(unfinished)
+}
 
 /// The name of a generation's manifest.
 pub const MANIFEST: &str = "manifest.json";
@@ -475,7 +500,7 @@ mod tests {
         assert_eq!(m.runs.len(), 2);
         check_deep(&store).unwrap();
         let mut n = 0;
-        gamedata::for_each_game(std::slice::from_ref(&store), |_| {
+        for_each_game(std::slice::from_ref(&store), |_| {
             n += 1;
             std::ops::ControlFlow::Continue(())
         })
@@ -494,7 +519,7 @@ mod tests {
             err.contains("0001.vf.xz") && err.contains("sha256"),
             "{err}"
         );
-        let err = gamedata::for_each_game(std::slice::from_ref(&store), |_| {
+        let err = for_each_game(std::slice::from_ref(&store), |_| {
             std::ops::ControlFlow::Continue(())
         })
         .unwrap_err();

@@ -12,7 +12,6 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use shears::Engine;
@@ -334,7 +333,7 @@ fn started_values(csv: &Path) -> Vec<(&'static ParamSpec, i32)> {
     csv.parent()
         .map(|dir| dir.join("start.txt"))
         .and_then(|path| std::fs::read_to_string(path).ok())
-        .and_then(|text| crate::verify::parse_values(&text).ok())
+        .and_then(|text| crate::values::parse_values(&text).ok())
         .unwrap_or_default()
 }
 
@@ -548,7 +547,7 @@ fn start_values(cfg: &Config) -> Result<Vec<i32>, String> {
     let path = cfg.out.join("start.txt");
     match std::fs::read_to_string(&path) {
         Ok(kept) => {
-            let kept_values = crate::verify::parse_values(&kept)
+            let kept_values = crate::values::parse_values(&kept)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
             let values: Vec<i32> = cfg
                 .params
@@ -603,7 +602,7 @@ fn fixed_values(cfg: &Config) -> Result<Vec<(&'static ParamSpec, i32)>, String> 
             let kept_values = if kept.trim().is_empty() {
                 Vec::new()
             } else {
-                crate::verify::parse_values(&kept)
+                crate::values::parse_values(&kept)
                     .map_err(|e| format!("{}: {e}", path.display()))?
             };
             if !cfg.fixed.is_empty() && text(&kept_values) != text(&cfg.fixed) {
@@ -677,7 +676,7 @@ pub fn run(cfg: &Config) -> Result<Spsa, String> {
             .map_err(|e| format!("{}: {e}", csv_path.display()))?;
     }
 
-    let bar = games_bar((iterations * cfg.pairs * 2) as u64, cfg.progress)?;
+    let bar = crate::progress::games_bar((iterations * cfg.pairs * 2) as u64, cfg.progress)?;
     bar.set_position((done * cfg.pairs * 2) as u64);
     bar.reset_eta();
 
@@ -786,23 +785,6 @@ pub fn run(cfg: &Config) -> Result<Spsa, String> {
     );
     print!("{result}");
     Ok(spsa)
-}
-
-/// The progress bar of a run of games (SPSA, verify): games played of `total`, a message,
-/// time spent and left; hidden without `progress`.
-pub(crate) fn games_bar(total: u64, progress: bool) -> Result<ProgressBar, String> {
-    let bar = if progress {
-        ProgressBar::new(total)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:30} {pos}/{len} games | {msg} | elapsed {elapsed_precise} | left {eta_precise}",
-        )
-        .map_err(|e| e.to_string())?,
-    );
-    Ok(bar)
 }
 
 #[cfg(test)]
@@ -916,7 +898,7 @@ mod tests {
         cfg.out = dir.join("start");
         cfg.budget_s = None;
         cfg.iterations = 1;
-        cfg.start = crate::verify::parse_values("RFP_MUL=150").unwrap();
+        cfg.start = crate::values::parse_values("RFP_MUL=150").unwrap();
         let spsa = run(&cfg).unwrap();
         assert_eq!(spsa.params[0].start, 150.0);
         assert!((spsa.params[0].value - 150.0).abs() < 10.0);
@@ -934,27 +916,27 @@ mod tests {
         cfg.iterations = 2;
         cfg.start = Vec::new();
         assert_eq!(run(&cfg).unwrap().params[0].start, 150.0);
-        cfg.start = crate::verify::parse_values("RFP_MUL=100").unwrap();
+        cfg.start = crate::values::parse_values("RFP_MUL=100").unwrap();
         assert!(
             run(&cfg)
                 .err()
                 .is_some_and(|e| e.contains("other start values"))
         );
-        cfg.start = crate::verify::parse_values("NMP_BASE=3").unwrap();
+        cfg.start = crate::values::parse_values("NMP_BASE=3").unwrap();
         assert!(run(&cfg).err().is_some_and(|e| e.contains("not tuned")));
         // Values fixed on both sides: kept in fixed.txt, kept on resume, others refused, and a
         // tuned parameter cannot be fixed.
         cfg.start = Vec::new();
         cfg.out = dir.join("fixed");
         cfg.iterations = 1;
-        cfg.fixed = crate::verify::parse_values("NMP_BASE=3,FP_BASE=150").unwrap();
+        cfg.fixed = crate::values::parse_values("NMP_BASE=3,FP_BASE=150").unwrap();
         run(&cfg).unwrap();
         let kept = std::fs::read_to_string(cfg.out.join("fixed.txt")).unwrap();
         assert_eq!(kept, "NMP_BASE, 3\nFP_BASE, 150\n");
         cfg.iterations = 2;
         cfg.fixed = Vec::new();
         run(&cfg).unwrap();
-        cfg.fixed = crate::verify::parse_values("NMP_BASE=4").unwrap();
+        cfg.fixed = crate::values::parse_values("NMP_BASE=4").unwrap();
         assert!(
             run(&cfg)
                 .err()
@@ -974,7 +956,7 @@ mod tests {
                 .is_some_and(|e| e.contains("began without fixed values"))
         );
         cfg.out = dir.join("fixed-tuned");
-        cfg.fixed = crate::verify::parse_values("RFP_MUL=100").unwrap();
+        cfg.fixed = crate::values::parse_values("RFP_MUL=100").unwrap();
         assert!(
             run(&cfg)
                 .err()
@@ -1001,7 +983,7 @@ mod tests {
             adjudication: Adjudication::default(),
             progress: false,
             start: Vec::new(),
-            fixed: crate::verify::parse_values("NMP_BASE=3").unwrap(),
+            fixed: crate::values::parse_values("NMP_BASE=3").unwrap(),
             r_end: shears::params::DEFAULT_R_END,
             games_out: None,
         };

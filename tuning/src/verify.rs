@@ -109,52 +109,6 @@ impl Pentanomial {
     }
 }
 
-/// Reads parameter values: `NAME, value` lines (the `result.txt` of `shears-tune spsa`, and
-/// OpenBench's output form; other lines are skipped), or `NAME=value,NAME=value`. Unknown
-/// names and values outside a parameter's range are errors.
-pub fn parse_values(text: &str) -> Result<Vec<(&'static ParamSpec, i32)>, String> {
-    let mut out = Vec::new();
-    let pairs: Vec<(&str, &str)> = if text.contains('=') && !text.contains('\n') {
-        text.split(',')
-            .map(|kv| {
-                kv.split_once('=')
-                    .ok_or_else(|| format!("'{kv}' is not NAME=value"))
-            })
-            .collect::<Result<_, _>>()?
-    } else {
-        text.lines().filter_map(|l| l.split_once(',')).collect()
-    };
-    for (name, value) in pairs {
-        let (name, value) = (name.trim(), value.trim());
-        let Ok(v) = value.parse::<i32>() else {
-            continue;
-        };
-        let spec = Params::spec(name).ok_or_else(|| format!("unknown parameter '{name}'"))?;
-        if v < spec.min || v > spec.max {
-            return Err(format!(
-                "{name} = {v} is outside [{}, {}]",
-                spec.min, spec.max
-            ));
-        }
-        out.push((spec, v));
-    }
-    if out.is_empty() {
-        return Err("no parameter values found".to_string());
-    }
-    Ok(out)
-}
-
-/// `--values` / `--base` as given: a file of `NAME, value` lines or `NAME=value,...`.
-pub fn read_values(arg: &str) -> Result<Vec<(&'static ParamSpec, i32)>, String> {
-    let path = std::path::Path::new(arg);
-    if path.is_file() {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{arg}: {e}"))?;
-        parse_values(&text).map_err(|e| format!("{arg}: {e}"))
-    } else {
-        parse_values(arg)
-    }
-}
-
 fn params_of(values: &[(&'static ParamSpec, i32)]) -> Result<Params, String> {
     let mut p = Params::default();
     for (s, v) in values {
@@ -309,7 +263,7 @@ pub fn play(cfg: &Config) -> Result<Tally, String> {
         Engine::new().set_option("EvalFile", Some(&path.to_string_lossy()))?;
     }
     let pairs = cfg.games.div_ceil(2).max(1);
-    let bar = crate::tune::games_bar((pairs * 2) as u64, cfg.progress)?;
+    let bar = crate::progress::games_bar((pairs * 2) as u64, cfg.progress)?;
     let (done, resumed, log) = match &cfg.log {
         Some(path) => {
             let io = |e: std::io::Error| format!("{}: {e}", path.display());
@@ -504,23 +458,6 @@ mod tests {
         p.add(0.0, 0.5);
         p.add(0.0, 0.0);
         assert_eq!(p.0, [1, 1, 2, 1, 1]);
-    }
-
-    #[test]
-    fn values_are_read_in_both_forms_and_checked() {
-        let spec = &shears::params::PARAM_SPECS[0];
-        let file = format!(
-            "{}, {}\n\nparameter old new\n{} 1 2\n",
-            spec.name, spec.min, spec.name
-        );
-        let v = parse_values(&file).unwrap();
-        assert_eq!(v.len(), 1);
-        assert_eq!((v[0].0.name, v[0].1), (spec.name, spec.min));
-        let v = parse_values(&format!("{}={}", spec.name, spec.max)).unwrap();
-        assert_eq!(v[0].1, spec.max);
-        assert!(parse_values("NO_SUCH_PARAM=3").is_err());
-        assert!(parse_values(&format!("{}={}", spec.name, i64::from(spec.max) + 1)).is_err());
-        assert!(parse_values("nothing here").is_err());
     }
 
     #[test]

@@ -47,7 +47,7 @@ type Bins = BTreeMap<(i32, i32), [u64; 3]>;
 
 fn collect(dirs: &[PathBuf]) -> Result<Bins, String> {
     let mut bins = Bins::new();
-    crate::gamedata::for_each_game(dirs, |g| {
+    crate::store::for_each_game(dirs, |g| {
         for (pos, _, score) in g.positions() {
             let white = pos.turn() == Color::White;
             let x = if white {

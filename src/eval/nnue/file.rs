@@ -17,7 +17,7 @@
 //!    u64             FNV-1a of every byte above
 //! ```
 
-use super::{INPUTS, Layout, MAX_BUCKETS, MAX_HIDDEN, Network, QA, QB, SCALE};
+use super::network::{INPUTS, Layout, MAX_BUCKETS, MAX_HIDDEN, Network, QA, QB, SCALE};
 
 const MAGIC: &[u8; 4] = b"SHNN";
 /// Plain-layout nets are written as version 1 (so such files stay byte for byte what they
@@ -183,7 +183,7 @@ pub(crate) fn load_file(path: &std::path::Path) -> Result<Network, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::random_network;
+    use super::super::network::random_network;
     use super::*;
 
     #[test]
@@ -201,7 +201,7 @@ mod tests {
 
     #[test]
     fn a_net_with_output_buckets_round_trips() {
-        let net = super::super::random_network_with(24, 8, Layout::Plain, 5);
+        let net = super::super::network::random_network_with(24, 8, Layout::Plain, 5);
         let bytes = net.to_bytes();
         assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
         assert_eq!(net.buckets(), 8);
@@ -218,7 +218,7 @@ mod tests {
 
     #[test]
     fn a_mirrored_net_round_trips_as_version_2() {
-        let net = super::super::random_network_with(24, 2, Layout::Mirrored, 6);
+        let net = super::super::network::random_network_with(24, 2, Layout::Mirrored, 6);
         let bytes = net.to_bytes();
         assert_eq!(bytes[4], 2);
         let back = Network::from_bytes(&bytes).unwrap();
