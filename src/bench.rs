@@ -8,6 +8,7 @@ use std::time::Instant;
 use crate::engine::Engine;
 use crate::time::Limits;
 
+/// Depth of `bench` without an argument.
 pub const DEFAULT_DEPTH: i32 = 12;
 
 /// Openings, middlegames (some from Win At Chess), endgames and perft test positions.
@@ -64,17 +65,22 @@ pub const POSITIONS: &[&str] = &[
     "8/8/1p2k1p1/3p3p/1p1P1P1P/1P2PK2/8/8 w - - 3 54",
 ];
 
+/// Nodes and time of one bench run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BenchResult {
+    /// Nodes searched over all positions.
     pub nodes: u64,
+    /// Milliseconds spent.
     pub ms: u64,
 }
 
 impl BenchResult {
+    /// Nodes per second.
     pub fn nps(&self) -> u64 {
         self.nodes * 1000 / self.ms.max(1)
     }
 
+    /// The line `bench` prints: nodes and nps.
     pub fn summary(&self) -> String {
         format!("{} nodes {} nps", self.nodes, self.nps())
     }

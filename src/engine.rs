@@ -15,11 +15,15 @@ use crate::thread::ThreadPool;
 use crate::time::{Clock, Limits, budget};
 use crate::tt::{MAX_HASH_MB, TranspositionTable};
 
+/// The engine's name (`id name`).
 pub const NAME: &str = "Shears";
+/// Its authors (`id author`).
 pub const AUTHOR: &str = "the Shears developers";
+/// The crate's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub(crate) const DEFAULT_HASH_MB: usize = 16;
+/// Most threads `Threads` accepts.
 pub const MAX_THREADS: usize = 1024;
 pub(crate) const DEFAULT_MOVE_OVERHEAD: u64 = 10;
 pub(crate) const MAX_MOVE_OVERHEAD: u64 = 5000;
@@ -44,10 +48,15 @@ pub fn elo_nodes(elo: u32) -> u64 {
 /// Engine options that are not search parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
+    /// Transposition table size in MB (`Hash`).
     pub hash_mb: usize,
+    /// Search threads (`Threads`).
     pub threads: usize,
+    /// Milliseconds kept back from every move (`Move Overhead`).
     pub move_overhead: u64,
+    /// `UCI_Chess960`.
     pub chess960: bool,
+    /// `Ponder`.
     pub ponder: bool,
     /// Lines to search and report.
     pub multipv: usize,
@@ -55,6 +64,7 @@ pub struct Options {
     pub show_wdl: bool,
     /// Play at `elo` strength (`UCI_LimitStrength`, `UCI_Elo`).
     pub limit_strength: bool,
+    /// `UCI_Elo`, used when `limit_strength` is set.
     pub elo: u32,
     /// The net file loaded (`<default>`: the built-in net).
     pub eval_file: String,
@@ -77,6 +87,7 @@ impl Default for Options {
     }
 }
 
+/// An engine: options, parameters, the position, the net and the threads that search it.
 pub struct Engine {
     position: Position,
     /// Syzygy tables of `SyzygyPath`, shared by every search thread.
@@ -183,14 +194,17 @@ impl Engine {
         }
     }
 
+    /// The position set by the last `position` command.
     pub fn position(&self) -> &Position {
         &self.position
     }
 
+    /// The search parameters in use.
     pub fn params(&self) -> &Params {
         &self.params
     }
 
+    /// The UCI options in use.
     pub fn options(&self) -> &Options {
         &self.options
     }

@@ -11,7 +11,9 @@ use crate::time::Limits;
 /// One suite position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EpdCase {
+    /// The position.
     pub fen: String,
+    /// The record's `id`.
     pub id: String,
     /// Best moves, in UCI.
     pub best: Vec<String>,

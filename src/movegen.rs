@@ -22,6 +22,7 @@ pub(crate) struct CheckInfo {
 
 impl Position {
     #[inline]
+    /// Every legal move, in generation order.
     pub fn legal_moves(&self) -> MoveList {
         self.board().legal_moves()
     }

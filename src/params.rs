@@ -24,12 +24,17 @@ use std::fmt::Write as _;
 /// One row of the table, as data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParamSpec {
+    /// UCI option name (also the SPSA name).
     pub name: &'static str,
+    /// Default value.
     pub default: i32,
+    /// Smallest value.
     pub min: i32,
+    /// Largest value.
     pub max: i32,
     /// SPSA perturbation size at the end of a run (OpenBench `c_end`).
     pub step: i32,
+    /// What it does, one line.
     pub doc: &'static str,
 }
 
@@ -39,11 +44,17 @@ pub const DEFAULT_R_END: f64 = 0.002;
 /// Why a `setoption` for a parameter was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParamError {
+    /// No parameter has this name.
     Unknown(String),
+    /// The value is outside the parameter's range.
     OutOfRange {
+        /// The parameter.
         name: &'static str,
+        /// The value given.
         value: i64,
+        /// Its smallest value.
         min: i32,
+        /// Its largest value.
         max: i32,
     },
 }
@@ -129,110 +140,110 @@ macro_rules! define_params {
 
 define_params! {
     // Aspiration windows.
-    ASP_MIN_DEPTH          = 4,    1,   64,  1, "aspiration windows from this depth on (64: off)";
-    ASP_MARGIN         = 24,   5,  200,  2, "initial half-width of the aspiration window (cp)";
-    ASP_WIDEN_PCT      = 50,  10,  300,  5, "window growth per fail, percent of its width";
+    ASP_MIN_DEPTH        =    4,    1,    64,   1, "aspiration windows from this depth on (64: off)";
+    ASP_MARGIN           =   24,    5,   200,   2, "initial half-width of the aspiration window (cp)";
+    ASP_WIDEN_PCT        =   50,   10,   300,   5, "window growth per fail, percent of its width";
 
     // Extensions (the check extension is off by default: docs/search.md).
-    EXT_CHECK          = 0,    0,    1,  1, "plies a checking move is extended (0: off)";
-    SE_MIN_DEPTH           = 7,    4,   64,  1, "singular extensions from this depth on (64: off)";
-    SE_TT_DEPTH_MARGIN        = 3,    1,    8,  1, "TT entry may be this much shallower than the node";
-    SE_BETA_MUL        = 64,   8,  256,  8, "singular beta = tt score - depth * MUL / 64";
-    SE_DOUBLE_MARGIN   = 28,   0,  200,  5, "double extension when this far below singular beta (cp)";
-    SE_DOUBLE_MAX      = 6,    0,   16,  1, "most double extensions on one path";
+    EXT_CHECK            =    0,    0,     1,   1, "plies a checking move is extended (0: off)";
+    SE_MIN_DEPTH         =    7,    4,    64,   1, "singular extensions from this depth on (64: off)";
+    SE_TT_DEPTH_MARGIN   =    3,    1,     8,   1, "TT entry may be this much shallower than the node";
+    SE_BETA_MUL          =   64,    8,   256,   8, "singular beta = tt score - depth * MUL / 64";
+    SE_DOUBLE_MARGIN     =   28,    0,   200,   5, "double extension when this far below singular beta (cp)";
+    SE_DOUBLE_MAX        =    6,    0,    16,   1, "most double extensions on one path";
 
     // Reverse futility pruning (static null move).
-    RFP_MAX_DEPTH          = 8,    0,   16,  1, "at or below this depth (0: off)";
-    RFP_MUL         = 98,  20,  200,  5, "margin per ply of depth (cp)";
-    RFP_IMPROVING_MARGIN      = 72,   0,  200,  5, "margin taken off when the eval improves (cp)";
+    RFP_MAX_DEPTH        =    8,    0,    16,   1, "at or below this depth (0: off)";
+    RFP_MUL              =   98,   20,   200,   5, "margin per ply of depth (cp)";
+    RFP_IMPROVING_MARGIN =   72,    0,   200,   5, "margin taken off when the eval improves (cp)";
 
     // Razoring (off by default; the margins are the better of the two measured:
     // docs/search.md).
-    RAZOR_MAX_DEPTH        = 0,    0,    8,  1, "at or below this depth (0: off)";
-    RAZOR_BASE         = 400,  0,  800, 20, "flat margin (cp)";
-    RAZOR_MUL          = 300, 50,  600, 20, "margin per ply of depth (cp)";
+    RAZOR_MAX_DEPTH      =    0,    0,     8,   1, "at or below this depth (0: off)";
+    RAZOR_BASE           =  400,    0,   800,  20, "flat margin (cp)";
+    RAZOR_MUL            =  300,   50,   600,  20, "margin per ply of depth (cp)";
 
     // Null move pruning.
-    NMP_MIN_DEPTH          = 3,    1,   64,  1, "from this depth on (64: off)";
-    NMP_BASE           = 4,    1,    8,  1, "flat depth reduction";
-    NMP_DEPTH_DIV      = 4,    1,   12,  1, "extra reduction: depth / DIV";
-    NMP_EVAL_DIV       = 234, 50,  800, 25, "extra reduction: (eval - beta) / DIV, at most EVAL_MAX";
-    NMP_EVAL_MAX       = 3,    0,    8,  1, "cap on the eval part of the reduction (plies)";
-    NMP_VERIFY_PLY_PCT = 75,   0,  100,  5, "verification: no null move for this share of its depth";
-    NMP_VERIFY_MIN_DEPTH   = 12,   1,   64,  1, "verification search from this depth on (64: off)";
+    NMP_MIN_DEPTH        =    3,    1,    64,   1, "from this depth on (64: off)";
+    NMP_BASE             =    4,    1,     8,   1, "flat depth reduction";
+    NMP_DEPTH_DIV        =    4,    1,    12,   1, "extra reduction: depth / DIV";
+    NMP_EVAL_DIV         =  234,   50,   800,  25, "extra reduction: (eval - beta) / DIV, at most NMP_EVAL_MAX";
+    NMP_EVAL_MAX         =    3,    0,     8,   1, "cap on the eval part of the reduction (plies)";
+    NMP_VERIFY_PLY_PCT   =   75,    0,   100,   5, "verification: no null move for this share of its depth";
+    NMP_VERIFY_MIN_DEPTH =   12,    1,    64,   1, "verification search from this depth on (64: off)";
 
     // ProbCut.
-    PROBCUT_MIN_DEPTH      = 5,    2,   64,  1, "from this depth on (64: off)";
-    PROBCUT_MARGIN     = 266, 50,  600, 20, "beta margin of the shallow capture search (cp)";
-    PROBCUT_REDUCTION  = 4,    2,    8,  1, "the confirming search is this much shallower";
+    PROBCUT_MIN_DEPTH    =    5,    2,    64,   1, "from this depth on (64: off)";
+    PROBCUT_MARGIN       =  266,   50,   600,  20, "beta margin of the shallow capture search (cp)";
+    PROBCUT_REDUCTION    =    4,    2,     8,   1, "the confirming search is this much shallower";
 
     // Internal iterative reduction (off by default: docs/search.md).
-    IIR_MIN_DEPTH          = 64,   2,   64,  1, "reduce nodes without TT move from this depth on (64: off)";
+    IIR_MIN_DEPTH        =   64,    2,    64,   1, "reduce nodes without TT move from this depth on (64: off)";
 
     // Move-loop pruning of late and bad moves (depths are reduced depths).
-    LMP_MAX_DEPTH          = 8,    0,   16,  1, "late move pruning at or below this depth (0: off)";
-    LMP_BASE           = 363, 100, 1000, 25, "move-count limit: (BASE + MUL * depth^2) / 100";
-    LMP_MUL            = 99, 25,  300, 10, "move-count limit: quadratic factor (1/100)";
-    LMP_WORSENING_PCT  = 50,  10,  100,  5, "move-count limit when not improving, percent";
-    FP_MAX_DEPTH           = 8,    0,   16,  1, "futility pruning of quiets at or below this depth (0: off)";
-    FP_BASE            = 109,   0,  400, 10, "futility margin: flat part (cp)";
-    FP_MUL             = 109,  20,  300, 10, "futility margin per ply (cp)";
-    HP_MAX_DEPTH           = 3,    0,   12,  1, "history pruning of quiets at or below this depth (0: off)";
-    HP_MUL          = 2067, 250, 8000, 250, "prune when history < -MARGIN * depth";
-    SEE_MAX_DEPTH          = 8,    0,   16,  1, "SEE pruning at or below this depth (0: off)";
-    SEE_QUIET_MUL      = 60,  10,  200,  5, "quiet SEE threshold: -MUL * depth (cp)";
-    SEE_NOISY_MUL      = 19,   5,  100,  3, "capture SEE threshold: -MUL * depth^2 (cp)";
+    LMP_MAX_DEPTH        =    8,    0,    16,   1, "late move pruning at or below this depth (0: off)";
+    LMP_BASE             =  363,  100,  1000,  25, "move-count limit: (LMP_BASE + LMP_MUL * depth^2) / 100";
+    LMP_MUL              =   99,   25,   300,  10, "move-count limit: quadratic factor (1/100)";
+    LMP_WORSENING_PCT    =   50,   10,   100,   5, "move-count limit when not improving, percent";
+    FP_MAX_DEPTH         =    8,    0,    16,   1, "futility pruning of quiets at or below this depth (0: off)";
+    FP_BASE              =  109,    0,   400,  10, "futility margin: flat part (cp)";
+    FP_MUL               =  109,   20,   300,  10, "futility margin per ply (cp)";
+    HP_MAX_DEPTH         =    3,    0,    12,   1, "history pruning of quiets at or below this depth (0: off)";
+    HP_MUL               = 2067,  250,  8000, 250, "prune when history < -HP_MUL * depth";
+    SEE_MAX_DEPTH        =    8,    0,    16,   1, "SEE pruning at or below this depth (0: off)";
+    SEE_QUIET_MUL        =   60,   10,   200,   5, "quiet SEE threshold: -MUL * depth (cp)";
+    SEE_NOISY_MUL        =   19,    5,   100,   3, "capture SEE threshold: -MUL * depth^2 (cp)";
 
     // Late move reductions (table in 1/100 plies; adjustments in 1/1024 plies).
-    LMR_MIN_DEPTH          = 3,    1,   64,  1, "reduce from this depth on (64: off)";
-    LMR_MOVES          = 2,    1,   16,  1, "moves searched fully before reductions (+1 at PV nodes)";
-    LMR_BASE           = 86,   0,  300, 10, "reduction table: flat part (1/100 ply)";
-    LMR_DIV            = 230, 100, 500, 10, "reduction table: divisor of ln(depth)*ln(moves) (1/100)";
-    LMR_PV             = 1024, 0, 3072, 128, "less reduction at PV nodes";
-    LMR_IMPROVING      = 1024, 0, 3072, 128, "more reduction when not improving";
-    LMR_CUTNODE        = 1536, 0, 4096, 128, "more reduction at expected cut nodes";
-    LMR_TT_CAPTURE     = 1024, 0, 3072, 128, "more reduction for quiets when the TT move is a capture";
-    LMR_NOISY          = 1024, 0, 3072, 128, "less reduction for captures";
-    LMR_CHECK          = 3072, 0, 4096, 128, "less reduction for checking moves";
-    LMR_HIST_DIV       = 7645, 1024, 32768, 512, "reduction -= history * 1024 / DIV";
-    LMR_DEEPER_MARGIN         = 49,   0,  200, 5, "re-search one ply deeper when this far above best (cp)";
+    LMR_MIN_DEPTH        =    3,    1,    64,   1, "reduce from this depth on (64: off)";
+    LMR_MOVES            =    2,    1,    16,   1, "moves searched fully before reductions (+1 at PV nodes)";
+    LMR_BASE             =   86,    0,   300,  10, "reduction table: flat part (1/100 ply)";
+    LMR_DIV              =  230,  100,   500,  10, "reduction table: divisor of ln(depth)*ln(moves) (1/100)";
+    LMR_PV               = 1024,    0,  3072, 128, "less reduction at PV nodes";
+    LMR_IMPROVING        = 1024,    0,  3072, 128, "more reduction when not improving";
+    LMR_CUTNODE          = 1536,    0,  4096, 128, "more reduction at expected cut nodes";
+    LMR_TT_CAPTURE       = 1024,    0,  3072, 128, "more reduction for quiets when the TT move is a capture";
+    LMR_NOISY            = 1024,    0,  3072, 128, "less reduction for captures";
+    LMR_CHECK            = 3072,    0,  4096, 128, "less reduction for checking moves";
+    LMR_HIST_DIV         = 7645, 1024, 32768, 512, "reduction -= history * 1024 / DIV";
+    LMR_DEEPER_MARGIN    =   49,    0,   200,   5, "re-search one ply deeper when this far above best (cp)";
 
     // Quiescence search (delta pruning and quiet checks are off by default: docs/search.md).
-    QS_SEE_MARGIN      = 0,    0,  300, 10, "skip captures whose SEE is below -MARGIN";
-    QS_DELTA_MARGIN           = 1000, 0, 1000, 25, "delta pruning margin over the captured piece (cp; 1000: off in effect)";
-    QS_CHECKS          = 0,    0,    1,  1, "quiet checks at the first quiescence ply (0: off)";
+    QS_SEE_MARGIN        =    0,    0,   300,  10, "skip captures whose SEE is below -MARGIN";
+    QS_DELTA_MARGIN      = 1000,    0,  1000,  25, "delta pruning margin over the captured piece (cp; 1000: off in effect)";
+    QS_CHECKS            =    0,    0,     1,   1, "quiet checks at the first quiescence ply (0: off)";
 
     // History updates: bonus = clamp(MUL * depth - BASE, 0, MAX).
-    HIST_BONUS_MUL     = 288,  50, 1000, 20, "history bonus per ply of depth";
-    HIST_BONUS_BASE    = 250,   0, 1000, 25, "history bonus offset";
-    HIST_BONUS_MAX     = 2500, 500, 8000, 100, "history bonus cap";
-    HIST_MALUS_MUL     = 300,  50, 1000, 20, "history malus per ply of depth";
-    HIST_MALUS_BASE    = 250,   0, 1000, 25, "history malus offset";
-    HIST_MALUS_MAX     = 2500, 500, 8000, 100, "history malus cap";
+    HIST_BONUS_MUL       =  288,   50,  1000,  20, "history bonus per ply of depth";
+    HIST_BONUS_BASE      =  250,    0,  1000,  25, "history bonus offset";
+    HIST_BONUS_MAX       = 2500,  500,  8000, 100, "history bonus cap";
+    HIST_MALUS_MUL       =  300,   50,  1000,  20, "history malus per ply of depth";
+    HIST_MALUS_BASE      =  250,    0,  1000,  25, "history malus offset";
+    HIST_MALUS_MAX       = 2500,  500,  8000, 100, "history malus cap";
 
     // Static-eval correction history (percent weights; both 0, the default, switch it off:
     // docs/search.md).
-    CORR_PAWN_WEIGHT   = 0,    0,  300, 10, "weight of the pawn-structure correction";
-    CORR_NONPAWN_WEIGHT = 0,   0,  300, 10, "weight of the non-pawn correction";
+    CORR_PAWN_WEIGHT     =    0,    0,   300,  10, "weight of the pawn-structure correction";
+    CORR_NONPAWN_WEIGHT  =    0,    0,   300,  10, "weight of the non-pawn correction";
 
     // Lazy SMP (helper threads only; one thread is unaffected).
-    SMP_SKIP_BLOCKS    = 1,    0,    1,  1, "helpers skip iterations in staggered blocks (0: off)";
-    SMP_ASP_MUL     = 4,    0,   40,  2, "helper aspiration window widened by (id mod 4) * SPREAD (cp)";
-    SMP_VOTE           = 1,    0,    1,  1, "choose the move by a vote of all threads (0: main thread)";
-    SMP_VOTE_BASE      = 20,   1,  200,  5, "vote weight = (score - worst score + BASE) * depth";
+    SMP_SKIP_BLOCKS      =    1,    0,     1,   1, "helpers skip iterations in staggered blocks (0: off)";
+    SMP_ASP_MUL          =    4,    0,    40,   2, "helper aspiration window widened by (id mod 4) * SMP_ASP_MUL (cp)";
+    SMP_VOTE             =    1,    0,     1,   1, "choose the move by a vote of all threads (0: main thread)";
+    SMP_VOTE_BASE        =   20,    1,   200,   5, "vote weight = (score - worst score + BASE) * depth";
 
     // Time manager (fractions in permille).
-    TM_BASE_PERMILLE   = 50,  10,  200,  4, "base share of the remaining time per move (no movestogo)";
-    TM_INC_PERMILLE    = 800, 100, 1000, 40, "share of the increment added to the base time";
-    TM_SOFT_PERMILLE   = 600, 200, 1500, 40, "soft limit as a share of the base time";
-    TM_HARD_PERMILLE   = 2500, 1000, 6000, 150, "hard limit as a multiple (permille) of the base time";
-    TM_MAX_PERMILLE    = 500, 100,  900, 25, "cap on one move's hard limit, share of the clock";
-    TM_STABLE_BASE     = 1250, 500, 2000, 50, "soft scale with an unstable best move";
-    TM_STABLE_MUL      = 60,   0,  200,  5, "soft scale taken off per stable iteration (max 8)";
-    TM_DROP_MUL        = 10,   0,   50,  1, "soft scale added per cp the score dropped";
-    TM_DROP_MAX        = 600,  0, 1500, 50, "cap on the score-drop scale";
-    TM_NODES_BASE      = 1500, 500, 3000, 50, "soft scale: BASE - MUL * share of nodes on the best move";
-    TM_NODES_MUL       = 1000, 0, 2000, 50, "soft scale per share of nodes on the best move";
+    TM_BASE_PERMILLE     =   50,   10,   200,   4, "base share of the remaining time per move (no movestogo)";
+    TM_INC_PERMILLE      =  800,  100,  1000,  40, "share of the increment added to the base time";
+    TM_SOFT_PERMILLE     =  600,  200,  1500,  40, "soft limit as a share of the base time";
+    TM_HARD_PERMILLE     = 2500, 1000,  6000, 150, "hard limit as a multiple (permille) of the base time";
+    TM_MAX_PERMILLE      =  500,  100,   900,  25, "cap on one move's hard limit, share of the clock";
+    TM_STABLE_BASE       = 1250,  500,  2000,  50, "soft scale with an unstable best move";
+    TM_STABLE_MUL        =   60,    0,   200,   5, "soft scale taken off per stable iteration (max 8)";
+    TM_DROP_MUL          =   10,    0,    50,   1, "soft scale added per cp the score dropped";
+    TM_DROP_MAX          =  600,    0,  1500,  50, "cap on the score-drop scale";
+    TM_NODES_BASE        = 1500,  500,  3000,  50, "soft scale: TM_NODES_BASE - TM_NODES_MUL * share of nodes on the best move";
+    TM_NODES_MUL         = 1000,    0,  2000,  50, "soft scale per share of nodes on the best move";
 }
 
 /// Each search technique and the parameter settings that switch it off (every value inside

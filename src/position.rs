@@ -9,6 +9,7 @@ use shakmaty::{
     CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position as _, PositionError, Square,
 };
 
+/// The standard starting position.
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 /// One entry of the copy-make stack.
@@ -72,6 +73,7 @@ impl Position {
         Ok(Position::from_board(board, mode))
     }
 
+    /// The standard starting position, with castling written in `mode`.
     pub fn startpos(mode: CastlingMode) -> Position {
         Position::from_board(Chess::default(), mode)
     }
@@ -83,6 +85,7 @@ impl Position {
     }
 
     #[inline]
+    /// The board (shakmaty's position).
     pub fn board(&self) -> &Chess {
         &self.top().board
     }
@@ -106,31 +109,37 @@ impl Position {
     }
 
     #[inline]
+    /// Zobrist key of the position.
     pub fn hash(&self) -> u64 {
         self.top().hash
     }
 
     #[inline]
+    /// The side to move.
     pub fn turn(&self) -> Color {
         self.board().turn()
     }
 
     #[inline]
+    /// The side to move is in check.
     pub fn in_check(&self) -> bool {
         self.board().is_check()
     }
 
     #[inline]
+    /// `m` is legal here.
     pub fn is_legal(&self, m: Move) -> bool {
         self.board().is_legal(m)
     }
 
     #[inline]
+    /// The piece on `sq`, if any.
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
         self.board().board().piece_at(sq)
     }
 
     #[inline]
+    /// Half-moves since the last capture or pawn move (fifty-move rule).
     pub fn halfmoves(&self) -> u32 {
         self.board().halfmoves()
     }

@@ -10,6 +10,7 @@ pub(crate) const INFINITE: i32 = 32_000;
 pub(crate) const MATE: i32 = 31_000;
 /// Scores beyond this (in absolute value) are mate scores.
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// Score of a draw.
 pub const DRAW: i32 = 0;
 
 #[inline]
@@ -23,6 +24,7 @@ pub(crate) fn mate_in(ply: usize) -> i32 {
 }
 
 #[inline]
+/// `score` is a mate (for either side).
 pub fn is_mate_score(score: i32) -> bool {
     score.abs() >= MATE_BOUND
 }

@@ -19,11 +19,21 @@ pub enum TimeControl {
     /// A fixed node budget per move (reproducible with one thread).
     Nodes(u64),
     /// No new iteration after `soft` nodes, a hard stop at `hard` (data generation).
-    SoftNodes { soft: u64, hard: u64 },
+    SoftNodes {
+        /// No iteration starts after this many nodes.
+        soft: u64,
+        /// The search stops at this many.
+        hard: u64,
+    },
     /// A fixed depth per move.
     Depth(i32),
     /// A clock per side in milliseconds, with an increment per move.
-    Clock { base_ms: u64, inc_ms: u64 },
+    Clock {
+        /// Time per side at the start, ms.
+        base_ms: u64,
+        /// Increment per move, ms.
+        inc_ms: u64,
+    },
 }
 
 /// Optional adjudication on the engines' scores (from White's point of view).
@@ -31,11 +41,14 @@ pub enum TimeControl {
 pub struct Adjudication {
     /// Resign when both engines agree the score is beyond this for `resign_moves` moves each.
     pub resign_score: Option<i32>,
+    /// Moves each engine must score beyond `resign_score` in a row.
     pub resign_moves: u32,
     /// Draw when, after `draw_after` full moves, both scores stay within this for
     /// `draw_moves` moves each.
     pub draw_score: Option<i32>,
+    /// Moves each engine must score within `draw_score` in a row.
     pub draw_moves: u32,
+    /// Full moves before a draw may be adjudicated.
     pub draw_after: u32,
     /// Draw at this many plies regardless.
     pub max_plies: usize,
@@ -54,10 +67,14 @@ impl Default for Adjudication {
     }
 }
 
+/// A game's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
+    /// White won.
     WhiteWins,
+    /// Black won.
     BlackWins,
+    /// Drawn.
     Draw,
 }
 
@@ -75,41 +92,61 @@ impl Outcome {
 /// Why a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Termination {
+    /// The side to move is mated.
     Checkmate,
+    /// The side to move has no move and is not in check.
     Stalemate,
+    /// Threefold repetition.
     Repetition,
+    /// Fifty moves without capture or pawn move.
     FiftyMoves,
+    /// Neither side can mate.
     InsufficientMaterial,
     /// The side to move ran out of time.
     Time,
     /// The side to move returned no move, or an illegal one.
     IllegalMove,
+    /// Adjudicated as lost by the scores.
     Resign,
+    /// Adjudicated as drawn by the scores.
     DrawAdjudication,
+    /// The game reached the length limit.
     MaxLength,
 }
 
 /// One move of a game, with what the engine said about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlyRecord {
+    /// The position before the move.
     pub fen: String,
+    /// The move played, in UCI text.
     pub uci: String,
     /// Score from the mover's point of view.
     pub score: i32,
+    /// Depth the move was searched to.
     pub depth: i32,
+    /// Nodes spent on the move.
     pub nodes: u64,
+    /// Milliseconds spent on the move.
     pub time_ms: u64,
     /// Milliseconds the mover had on its clock before the move (clock games).
     pub clock_ms: Option<u64>,
+    /// The side to move was in check.
     pub in_check: bool,
+    /// The move captured or promoted.
     pub noisy: bool,
 }
 
+/// A whole game as played: start, every ply, result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GameRecord {
+    /// The starting position.
     pub start_fen: String,
+    /// Every ply in order.
     pub plies: Vec<PlyRecord>,
+    /// The result.
     pub outcome: Outcome,
+    /// How it ended.
     pub termination: Termination,
 }
 

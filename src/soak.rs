@@ -12,11 +12,17 @@ use crate::params::{PARAM_SPECS, Params};
 use crate::selfplay::{Adjudication, Termination, TimeControl, play_game, read_book};
 use crate::time::{Limits, budget};
 
+/// A soak run: games of the engine against itself at a fast clock, with random thread counts.
 pub struct SoakConfig {
+    /// Games to play.
     pub games: usize,
+    /// Base time per side, ms.
     pub base_ms: u64,
+    /// Increment per move, ms.
     pub inc_ms: u64,
+    /// Most threads a side may get.
     pub max_threads: usize,
+    /// Seed of the thread counts and openings.
     pub seed: u64,
     /// Openings (FEN per line); the start position when empty.
     pub book: Vec<String>,
@@ -25,21 +31,29 @@ pub struct SoakConfig {
     pub slack_ms: u64,
 }
 
+/// What a soak run saw.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SoakReport {
+    /// Games played.
     pub games: usize,
+    /// Moves played.
     pub moves: usize,
+    /// Illegal moves (must be 0).
     pub illegal_moves: usize,
+    /// Games lost on time (must be 0).
     pub time_losses: usize,
     /// Searches that ran past their hard limit plus the slack.
     pub overruns: usize,
     /// Worst (time used - hard limit) seen, in ms.
     pub worst_excess_ms: i64,
+    /// Other failures, described.
     pub errors: Vec<String>,
+    /// Seconds the run took.
     pub seconds: f64,
 }
 
 impl SoakReport {
+    /// No illegal move, no time loss, no error.
     pub fn passed(&self) -> bool {
         self.illegal_moves == 0
             && self.time_losses == 0
@@ -47,6 +61,7 @@ impl SoakReport {
             && self.errors.is_empty()
     }
 
+    /// One line for the log.
     pub fn summary(&self) -> String {
         format!(
             "soak: {} games, {} moves, {} illegal moves, {} time losses, {} overruns (worst {} ms past the hard limit), {} errors, {:.0} s",
@@ -85,6 +100,7 @@ fn randomise(engine: &mut Engine, rng: &mut StdRng, max_threads: usize) -> Resul
     Ok(params)
 }
 
+/// Plays `cfg.games` games, calling `progress` after each.
 pub fn run(cfg: &SoakConfig, mut progress: impl FnMut(&SoakReport)) -> SoakReport {
     let mut rng = StdRng::seed_from_u64(cfg.seed);
     let mut report = SoakReport::default();

@@ -10,25 +10,37 @@ use crate::params::Params;
 /// What a `go` command asked for. Times are in milliseconds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Limits {
+    /// White's clock, ms.
     pub wtime: Option<u64>,
+    /// Black's clock, ms.
     pub btime: Option<u64>,
+    /// White's increment, ms.
     pub winc: Option<u64>,
+    /// Black's increment, ms.
     pub binc: Option<u64>,
+    /// Moves to the next time control.
     pub movestogo: Option<u64>,
+    /// Search to this depth.
     pub depth: Option<i32>,
+    /// Search this many nodes.
     pub nodes: Option<u64>,
     /// Start no new iteration once this many nodes are searched (data generation); `nodes`
     /// stays the hard limit.
     pub soft_nodes: Option<u64>,
+    /// Search exactly this long, ms.
     pub movetime: Option<u64>,
+    /// Search for a mate in this many moves.
     pub mate: Option<i32>,
+    /// Search until `stop`.
     pub infinite: bool,
+    /// Ponder: the clock starts at `ponderhit`.
     pub ponder: bool,
     /// Restrict the root to these moves (UCI text), if not empty.
     pub searchmoves: Vec<String>,
 }
 
 impl Limits {
+    /// Search to `depth`.
     pub fn depth(depth: i32) -> Limits {
         Limits {
             depth: Some(depth),
@@ -36,6 +48,7 @@ impl Limits {
         }
     }
 
+    /// Search `nodes` nodes.
     pub fn nodes(nodes: u64) -> Limits {
         Limits {
             nodes: Some(nodes),
@@ -43,6 +56,7 @@ impl Limits {
         }
     }
 
+    /// Search for `ms` milliseconds.
     pub fn movetime(ms: u64) -> Limits {
         Limits {
             movetime: Some(ms),
@@ -103,6 +117,7 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// A clock for a search with `budget` (none: no time limit), started now.
     pub fn new(budget: Option<Budget>, pondering: bool) -> Clock {
         Clock {
             start: Instant::now(),
@@ -123,6 +138,7 @@ impl Clock {
             .saturating_sub(self.counted_from.load(Relaxed))
     }
 
+    /// The search is pondering (no time limit until `ponderhit`).
     pub fn pondering(&self) -> bool {
         self.pondering.load(Relaxed)
     }

@@ -49,13 +49,16 @@ const DEPTH_OFFSET: i32 = 4;
 pub(crate) const SLOTS_PER_BUCKET: usize = 4;
 pub(crate) const MAX_HASH_MB: usize = 1 << 20;
 
+/// What a stored or reported score says about the true value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bound {
+    /// Nothing stored.
     None = 0,
     /// The score is at most this (fail low).
     Upper = 1,
     /// The score is at least this (fail high).
     Lower = 2,
+    /// The score is exact.
     Exact = 3,
 }
 

@@ -14,32 +14,51 @@ use crate::tt::Bound;
 /// Longest input line accepted; longer lines are rejected whole.
 pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
 
+/// One parsed UCI command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
+    /// `uci`.
     Uci,
+    /// `debug on|off`.
     Debug(bool),
+    /// `isready`.
     IsReady,
+    /// `setoption name N [value V]`.
     SetOption {
+        /// The option's name.
         name: String,
+        /// Its value, if given.
         value: Option<String>,
     },
+    /// `ucinewgame`.
     UciNewGame,
+    /// `position startpos|fen F [moves ...]`.
     Position {
+        /// The FEN (`None`: the start position).
         fen: Option<String>,
+        /// Moves played from it.
         moves: Vec<String>,
     },
     /// The limits, and complaints about tokens that were ignored.
     Go {
+        /// What the search may use.
         limits: Limits,
+        /// Tokens that were ignored, for `info string`.
         warnings: Vec<String>,
     },
+    /// `stop`.
     Stop,
+    /// `ponderhit`.
     PonderHit,
+    /// `quit`.
     Quit,
     /// Extensions: show the board, the static evaluation, run bench or perft.
     Display,
+    /// `eval`: the static evaluation.
     Eval,
+    /// `bench [depth]`.
     Bench(Option<i32>),
+    /// `perft depth`.
     Perft(u32),
 }
 
@@ -330,17 +349,21 @@ impl Reporter for UciReporter {
 /// What the loop should do after a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
+    /// Read the next command.
     Continue,
+    /// Leave the loop.
     Quit,
 }
 
 /// An engine talking UCI to one sink.
 pub struct UciSession {
+    /// The engine the commands drive.
     pub engine: Engine,
     out: Arc<dyn Sink>,
 }
 
 impl UciSession {
+    /// A session of `engine` writing to `out`.
     pub fn new(engine: Engine, out: Arc<dyn Sink>) -> UciSession {
         UciSession { engine, out }
     }

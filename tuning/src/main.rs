@@ -8,6 +8,9 @@
 //! - `shears-tune eval-scale ...`: compares the scale of a net's evaluation with another net's.
 //! - `shears-tune wdl-fit ...`: fits the win/draw/loss model of `UCI_ShowWDL` to games.
 
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod datagen;
 mod eval_scale;
 mod gamedata;

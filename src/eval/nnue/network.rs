@@ -7,7 +7,9 @@ use crate::position::Position;
 
 /// Board features: 2 colours (relative) x 6 piece types x 64 squares.
 pub const INPUTS: usize = 768;
+/// Scale of the feature weights and biases (and of the clipped activations).
 pub const QA: i32 = 255;
+/// Scale of the output weights.
 pub const QB: i32 = 64;
 /// Centipawns per output unit.
 pub const SCALE: i32 = 400;
@@ -37,6 +39,7 @@ impl Layout {
         }
     }
 
+    /// The layout of a file's layout code; `None` for an unknown code.
     pub fn from_code(code: u32) -> Option<Layout> {
         match code {
             0 => Some(Layout::Plain),
@@ -162,14 +165,17 @@ impl Network {
         )
     }
 
+    /// Neurons of the feature transformer (per perspective).
     pub fn hidden(&self) -> usize {
         self.hidden
     }
 
+    /// Output buckets.
     pub fn buckets(&self) -> usize {
         self.buckets
     }
 
+    /// Input layout.
     pub fn layout(&self) -> Layout {
         self.layout
     }
