@@ -163,54 +163,44 @@ fn resolve(mods: &BTreeMap<String, String>, path: &[String]) -> Option<String> {
         .find(|m| mods.contains_key(m))
 }
 
-/// Each module and the modules of its crate it uses (itself, its own children declared by
-/// `mod` and the crate roots left out).
+/// Each module and the modules of its crate it uses (itself and the crate roots left out).
 fn graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mods = modules(root);
     let mut g = BTreeMap::new();
     for (name, code) in &mods {
         let mut uses = BTreeSet::new();
         let top = matches!(name.as_str(), "lib" | "main");
-        let own = |p: &str| {
-            if top {
-                p.to_string()
-            } else {
-                format!("{name}::{p}")
-            }
+        // A path relative to `base` (the module's own path, its parent's) as a crate path.
+        let under = |base: &str, p: Vec<String>| -> Vec<String> {
+            base.split("::")
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .chain(p)
+                .collect()
         };
-        let parent = name.rsplit_once("::").map(|(p, _)| p.to_string());
+        let own = if top { "" } else { name.as_str() };
         let mut found: Vec<Vec<String>> = paths_after(code, "crate::");
         for p in paths_after(code, "self::") {
-            let mut full: Vec<String> = own("x").split("::").map(String::from).collect();
-            full.pop();
-            full.extend(p);
-            found.push(full);
+            found.push(under(own, p));
         }
-        if let Some(parent) = &parent {
+        if let Some((parent, _)) = name.rsplit_once("::") {
             for p in paths_after(code, "super::") {
-                let mut full: Vec<String> = parent.split("::").map(String::from).collect();
-                full.extend(p);
-                found.push(full);
+                found.push(under(parent, p));
             }
         }
-        // Children named by their own path (`worker::Worker`, `self::worker::...`).
-        let children: Vec<String> = mods
-            .keys()
-            .filter_map(|m| {
-                let rest = if top {
-                    Some(m.as_str())
-                } else {
-                    m.strip_prefix(&format!("{name}::"))
-                };
-                rest.filter(|r| !r.contains("::") && *r != "lib" && *r != "main")
-                    .map(String::from)
-            })
-            .collect();
-        for child in &children {
+        // Children named by their own path (`worker::Worker`).
+        for m in mods.keys() {
+            let child = if top {
+                Some(m.as_str())
+            } else {
+                m.strip_prefix(&format!("{name}::"))
+            };
+            let Some(child) = child.filter(|c| !c.contains("::") && *c != "lib" && *c != "main")
+            else {
+                continue;
+            };
             for p in paths_after(code, &format!("{child}::")) {
-                let mut full: Vec<String> = own(child).split("::").map(String::from).collect();
-                full.extend(p);
-                found.push(full);
+                found.push(under(m, p));
             }
         }
         for p in found {

@@ -33,7 +33,7 @@ pub(crate) struct Evaluator {
 /// Correction history is in use (both weights 0 switch it off, the default): when it is not,
 /// neither the lookup nor the update is worth its three keys and table accesses per node.
 #[inline]
-fn correction_on(p: &Params) -> bool {
+pub(crate) fn correction_on(p: &Params) -> bool {
     p.CORR_PAWN_WEIGHT != 0 || p.CORR_NONPAWN_WEIGHT != 0
 }
 
@@ -68,11 +68,10 @@ impl Evaluator {
     }
 
     /// Teaches the correction that a search of `pos` to `depth` found `score` where the net
-    /// said `raw` (only when correction history is in use).
+    /// said `raw`. The search calls it only while [`correction_on`], and skips the work of
+    /// deciding what to teach otherwise.
     #[inline]
-    pub(crate) fn learn(&mut self, p: &Params, pos: &Position, raw: i32, score: i32, depth: i32) {
-        if correction_on(p) {
-            self.correction.learn(pos, score - raw, depth);
-        }
+    pub(crate) fn learn(&mut self, pos: &Position, raw: i32, score: i32, depth: i32) {
+        self.correction.learn(pos, score - raw, depth);
     }
 }

@@ -539,8 +539,8 @@ impl Worker {
         };
 
         // Step 19. Teach the correction history how far the static eval was off.
-        if !in_check && !singular_search {
-            self.learn_eval_error(p, &node, bound, best, best_move);
+        if crate::eval::correction_on(p) && !in_check && !singular_search {
+            self.learn_eval_error(&node, bound, best, best_move);
         }
 
         // Step 20. Store the result (not for a MultiPV line after the first: its best move is
@@ -794,7 +794,6 @@ impl Worker {
     /// positions only and only when the bound says which way.
     fn learn_eval_error(
         &mut self,
-        p: &Params,
         node: &NodeInfo,
         bound: Bound,
         best: i32,
@@ -809,7 +808,7 @@ impl Worker {
         if quiet_best && eval_error_known && !is_mate_score(best) {
             self.game
                 .eval
-                .learn(p, &self.state.pos, node.raw_eval, best, node.depth);
+                .learn(&self.state.pos, node.raw_eval, best, node.depth);
         }
     }
 

@@ -147,19 +147,20 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     }
     eprintln!("wdl-fit: {positions} positions in {} bins", bins.len());
     let p = fit(&bins, cfg.iterations);
+    let cubic = |c: &[f64]| {
+        format!(
+            "{:.3} m^3 + {:.3} m^2 + {:.3} m + {:.3}",
+            c[0], c[1], c[2], c[3]
+        )
+    };
     eprintln!(
-        "wdl-fit: a = {:.3} m^3 + {:.3} m^2 + {:.3} m + {:.3}; b = {:.3} m^3 + {:.3} m^2 + {:.3} m + {:.3}; mean log loss {:.5}",
-        p[0],
-        p[1],
-        p[2],
-        p[3],
-        p[4],
-        p[5],
-        p[6],
-        p[7],
+        "wdl-fit: a = {}; b = {}; mean log loss {:.5}",
+        cubic(&p[..4]),
+        cubic(&p[4..]),
         neg_log_likelihood(&p, &bins) / positions as f64
     );
     let data: Vec<String> = cfg.data.iter().map(|d| d.display().to_string()).collect();
+    let coefficients: String = p.iter().map(|c| format!("    {c:.6},\n")).collect();
     let source = format!(
         "//! The win/draw/loss model of `UCI_ShowWDL` and the scale of printed centipawns, written\n\
          //! by `shears-tune wdl-fit` (see `tuning/src/wdl_fit.rs`) from {positions} positions of\n\
@@ -167,19 +168,11 @@ pub fn run(cfg: &Config) -> Result<(), String> {
          \n\
          /// sha256 of the net whose games the model is fitted on (the engine's tests check that\n\
          /// it is the built-in net's).\n\
-         pub const NET_SHA256: &str =\n    \"{net_sha256}\";\n\
+         pub const NET_SHA256: &str = \"{net_sha256}\";\n\
          \n\
          /// Coefficients of `a(m)` (cubic, highest power first), then of `b(m)`.\n\
-         pub(crate) const WDL_PARAMS: [f64; 8] = [\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n    {:.6},\n];\n",
+         pub(crate) const WDL_PARAMS: [f64; 8] = [\n{coefficients}];\n",
         data.join(", "),
-        p[0],
-        p[1],
-        p[2],
-        p[3],
-        p[4],
-        p[5],
-        p[6],
-        p[7]
     );
     std::fs::write(&cfg.out, source).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     let mut csv = String::from("material,score,losses,draws,wins\n");
