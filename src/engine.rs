@@ -28,18 +28,19 @@ pub const MAX_THREADS: usize = 1024;
 pub(crate) const DEFAULT_MOVE_OVERHEAD: u64 = 10;
 pub(crate) const MAX_MOVE_OVERHEAD: u64 = 5000;
 pub(crate) const MAX_MULTIPV: usize = 256;
-/// The `UCI_Elo` range (the low end is where Debian's Stockfish 15's own `UCI_Elo` starts,
-/// the opponent the scale is calibrated against).
+/// The `UCI_Elo` range. The low end is Stockfish 16's; Debian's Stockfish 15.1, the opponent
+/// the scale is calibrated against, starts at 1350, so 1320-1350 is extrapolated.
 pub(crate) const MIN_ELO: u32 = 1320;
 pub(crate) const MAX_ELO: u32 = 3000;
 
-/// Nodes a move may search at a `UCI_Elo` setting: 1,500 at 1600, doubling every 87 Elo
-/// (about 160 at the bottom of the range, 36,000 at 2000, 880,000 at 2400; above about 2300 a
-/// blitz search stops on time before the cap). Fitted to games against Debian's Stockfish 15.1
-/// at its own `UCI_Elo`: docs/analysis.md has the games and the check at three settings.
+/// Nodes a move may search at a `UCI_Elo` setting: 500 at 1600, doubling every 87 Elo
+/// (about 54 at the bottom of the range, 12,000 at 2000, 290,000 at 2400; above about 2500 a
+/// blitz search stops on time before the cap). Fitted to games of the default net against
+/// Debian's Stockfish 15.1 at its own `UCI_Elo`: docs/analysis.md has the games and the check
+/// at three settings.
 pub fn elo_nodes(elo: u32) -> u64 {
     const ANCHOR_ELO: f64 = 1600.0;
-    const ANCHOR_NODES: f64 = 1500.0;
+    const ANCHOR_NODES: f64 = 500.0;
     const ELO_PER_DOUBLING: f64 = 87.0;
     let steps = (f64::from(elo.clamp(MIN_ELO, MAX_ELO)) - ANCHOR_ELO) / ELO_PER_DOUBLING;
     (ANCHOR_NODES * steps.exp2()).round() as u64
