@@ -19,6 +19,7 @@ mod nnue_train;
 mod openings;
 mod plot;
 mod progress;
+mod recipe;
 mod spsa;
 mod store;
 mod tune;
@@ -46,9 +47,11 @@ const USAGE: &str = "usage:
   shears-tune datagen --stats DIR
   shears-tune data pack --from SCRATCH --to data/genN [--generation N --about TEXT] [--level 0-9]
   shears-tune data check [data|data/genN] [--deep]
-  shears-tune nnue --data DIR[,DIR...] [--valid DIR[,DIR...]] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored] [--epochs 10] [--batch 16384]
+  shears-tune nnue --data SRC[,SRC...] [--valid SRC[,SRC...]] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
-                   [--seed N] [--limit N] [--init NET] [--quiet]
+                   [--seed N] [--limit N] [--init NET] [--pause-after EPOCH] [--quiet]
+                   (SRC: a data directory or one data file; every run writes DIR/recipe.txt)
+  shears-tune nnue --recipe FILE --out DIR [--quiet]   (trains again, compares the nets' checksums)
   shears-tune eval-scale --data DIR[,DIR...] [--net FILE] [--base-net nets/default.nnue] [--limit N]
   shears-tune wdl-fit --data DIR[,DIR...] [--net nets/default.nnue] [--out src/eval/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]";
 
@@ -202,6 +205,20 @@ fn main() {
                 other => Err(format!("data: '{other}' is not pack or check\n{USAGE}")),
             }
         })(),
+        "nnue" if args.get("--recipe").is_some() => (|| {
+            let path = args.path("--recipe")?;
+            let recipe = recipe::Recipe::read(&path)?;
+            recipe.check_inputs()?;
+            nnue_train::run(&nnue_train::config_of(
+                &recipe,
+                &args.path("--out")?,
+                !args.has("--quiet"),
+            )?)?;
+            for line in recipe.compare_nets(&args.path("--out")?)? {
+                println!("{line}");
+            }
+            Ok(())
+        })(),
         "nnue" => (|| {
             let data = args.paths("--data")?;
             let valid = match args.get("--valid") {
@@ -234,6 +251,11 @@ fn main() {
                 limit: args.num("--limit", usize::MAX)?,
                 progress: !args.has("--quiet"),
                 init: args.get("--init").map(PathBuf::from),
+                pause_after: args
+                    .get("--pause-after")
+                    .map(str::parse)
+                    .transpose()
+                    .map_err(|_| "--pause-after: not a number".to_string())?,
             })
         })(),
         "eval-scale" => (|| {

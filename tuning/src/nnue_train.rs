@@ -34,6 +34,7 @@ use shakmaty::{Chess, Color, Position as _};
 use shears::eval::nnue::{self, INPUTS, Layout, Network, QA, QB, SCALE, WEIGHT_CLIP};
 
 use crate::nnue_data::skip_reason;
+use crate::recipe::{Pinned, Recipe};
 #[cfg(test)]
 use crate::viriformat;
 
@@ -497,6 +498,9 @@ pub struct Config {
     /// A net file to start from instead of random weights (fine-tuning an earlier net on new
     /// data); a checkpoint in `out` still takes precedence (resume).
     pub init: Option<PathBuf>,
+    /// Stop after this epoch, keeping the schedule of `epochs` (the same command without it
+    /// resumes): a long run in pieces, one per sitting.
+    pub pause_after: Option<usize>,
 }
 
 /// A model read from `source` (a checkpoint, or a net given to `--init`) must have the shape
@@ -594,6 +598,98 @@ fn load_checkpoint(path: &Path) -> Result<(Model, Adam, usize), String> {
     ))
 }
 
+fn layout_name(layout: Layout) -> &'static str {
+    match layout {
+        Layout::Plain => "plain",
+        Layout::Mirrored => "mirrored",
+    }
+}
+
+fn mirror_name(mirror: Mirror) -> &'static str {
+    match mirror {
+        Mirror::Off => "off",
+        Mirror::Exact => "exact",
+        Mirror::All => "all",
+    }
+}
+
+/// The settings a recipe records, by the trainer's flag names.
+const RECIPE_SETTINGS: [&str; 13] = [
+    "hidden", "buckets", "inputs", "epochs", "batch", "lr", "lr-end", "wdl", "decay", "mirror",
+    "threads", "seed", "limit",
+];
+
+/// The recipe of a run of `cfg` that reads `data` and `valid` (the resolved files).
+fn recipe_of(cfg: &Config, data: &[PathBuf], valid: Option<&[PathBuf]>) -> Result<Recipe, String> {
+    let pin_all = |files: &[PathBuf]| files.iter().map(|f| Pinned::of(f)).collect();
+    let values = [
+        cfg.hidden.to_string(),
+        cfg.buckets.to_string(),
+        layout_name(cfg.layout).to_string(),
+        cfg.epochs.to_string(),
+        cfg.batch.to_string(),
+        cfg.lr.to_string(),
+        cfg.lr_end.to_string(),
+        cfg.wdl.to_string(),
+        cfg.decay.to_string(),
+        mirror_name(cfg.mirror).to_string(),
+        cfg.threads.max(1).to_string(),
+        cfg.seed.to_string(),
+        cfg.limit.to_string(),
+    ];
+    Ok(Recipe {
+        commit: crate::gamedata::COMMIT.to_string(),
+        data: pin_all(data)?,
+        valid: valid.map(pin_all).transpose()?,
+        init: cfg.init.as_deref().map(Pinned::of).transpose()?,
+        settings: RECIPE_SETTINGS
+            .iter()
+            .zip(values)
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        nets: Vec::new(),
+    })
+}
+
+/// The training run a recipe describes, writing to `out`.
+pub fn config_of(recipe: &Recipe, out: &Path, progress: bool) -> Result<Config, String> {
+    if let Some((k, _)) = recipe
+        .settings
+        .iter()
+        .find(|(k, _)| !RECIPE_SETTINGS.contains(&k.as_str()))
+    {
+        return Err(format!(
+            "the recipe's setting '{k}' is not one this trainer knows"
+        ));
+    }
+    let paths = |v: &[Pinned]| v.iter().map(|p| p.path.clone()).collect();
+    Ok(Config {
+        data: paths(&recipe.data),
+        valid: recipe.valid.as_deref().map(paths),
+        out: out.to_path_buf(),
+        hidden: recipe.num("hidden")?,
+        buckets: recipe.num("buckets")?,
+        layout: match recipe.setting("inputs")? {
+            "plain" => Layout::Plain,
+            "mirrored" => Layout::Mirrored,
+            other => return Err(format!("the recipe's inputs '{other}' are unknown")),
+        },
+        epochs: recipe.num("epochs")?,
+        batch: recipe.num("batch")?,
+        lr: recipe.num("lr")?,
+        lr_end: recipe.num("lr-end")?,
+        wdl: recipe.num("wdl")?,
+        decay: recipe.num("decay")?,
+        mirror: recipe.setting("mirror")?.parse()?,
+        threads: recipe.num("threads")?,
+        seed: recipe.num("seed")?,
+        limit: recipe.num("limit")?,
+        progress,
+        init: recipe.init.as_ref().map(|p| p.path.clone()),
+        pause_after: None,
+    })
+}
+
 pub fn run(cfg: &Config) -> Result<(), String> {
     if cfg.buckets == 0 || cfg.buckets > nnue::MAX_BUCKETS {
         return Err(format!(
@@ -604,9 +700,20 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     }
     std::fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     let t0 = Instant::now();
-    let (mut train, mut valid) = load(&cfg.data, cfg.limit, cfg.layout, false)?;
-    if let Some(dirs) = &cfg.valid {
-        valid = load(dirs, usize::MAX, cfg.layout, true)?.1;
+    // The files are resolved (and checked against their manifests) once, and those are the
+    // files read and pinned in the run's recipe.
+    let data_files = crate::store::resolve(&cfg.data)?;
+    let valid_files = cfg
+        .valid
+        .as_deref()
+        .map(crate::store::resolve)
+        .transpose()?;
+    let mut recipe = recipe_of(cfg, &data_files, valid_files.as_deref())?;
+    let recipe_path = cfg.out.join("recipe.txt");
+    write_file(&recipe_path, recipe.to_text().as_bytes())?;
+    let (mut train, mut valid) = load(&data_files, cfg.limit, cfg.layout, false)?;
+    if let Some(files) = &valid_files {
+        valid = load(files, usize::MAX, cfg.layout, true)?.1;
     }
     if train.is_empty() {
         return Err("no training positions".into());
@@ -647,6 +754,12 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     let threads = cfg.threads.max(1);
     let mut grads = vec![vec![0.0f32; model.w.len()]; threads];
     let mut rng = StdRng::seed_from_u64(cfg.seed ^ 0x5eed);
+    // A resumed run replays the shuffles of the epochs already done, so it trains on the same
+    // order as a run that was never stopped (and makes the same bytes).
+    for _ in 0..start_epoch {
+        train.shuffle(&mut rng);
+        remirror(&mut train, mirror, &mut rng);
+    }
     let batches_per_epoch = train.len().div_ceil(cfg.batch);
     let total_batches = (cfg.epochs * batches_per_epoch) as u64;
     let bar = if cfg.progress {
@@ -676,7 +789,8 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     let mut best = history.iter().map(|r| r.2).fold(f64::INFINITY, f64::min);
     let started = Instant::now();
     let mut seen = 0u64;
-    for epoch in start_epoch + 1..=cfg.epochs {
+    let last = cfg.pause_after.map_or(cfg.epochs, |p| p.min(cfg.epochs));
+    for epoch in start_epoch + 1..=last {
         train.shuffle(&mut rng);
         remirror(&mut train, mirror, &mut rng);
         let mut epoch_loss = 0.0;
@@ -711,6 +825,13 @@ pub fn run(cfg: &Config) -> Result<(), String> {
                 .map_err(|e| format!("{}: {e}", best_file.display()))?;
         }
         save_checkpoint(&checkpoint, &model, &adam, epoch)?;
+        recipe.nets = (1..=epoch)
+            .map(|e| format!("epoch-{e}.nnue"))
+            .chain(std::iter::once("best.nnue".to_string()))
+            .filter(|name| cfg.out.join(name).is_file())
+            .map(|name| Ok((name.clone(), Pinned::of(&cfg.out.join(&name))?.sha256)))
+            .collect::<Result<_, String>>()?;
+        write_file(&recipe_path, recipe.to_text().as_bytes())?;
         write_history(&csv_path, &history)?;
         crate::plot::write_loss_png(&cfg.out.join("loss.png"), &history)?;
         let line = format!(
@@ -734,6 +855,10 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         cfg.out.display()
     );
     Ok(())
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn read_history(path: &Path) -> Vec<(usize, f64, f64)> {
@@ -1088,6 +1213,7 @@ mod tests {
             limit: usize::MAX,
             progress: false,
             init: Some(init),
+            pause_after: None,
         };
         run(&cfg).unwrap();
         let history = read_history(&cfg.out.join("loss.csv"));
@@ -1099,6 +1225,98 @@ mod tests {
             (history[0].2 - expected).abs() < 1e-6,
             "{history:?} {expected}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_recipe_makes_the_same_bytes_again_and_so_does_a_resumed_run() {
+        let dir = std::env::temp_dir().join(format!("shears-nnue-recipe-{}", std::process::id()));
+        let data = dir.join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        for (file, first) in [("a.vf", 100), ("b.vf", 500)] {
+            let bytes: Vec<u8> = (0..120)
+                .flat_map(|i| {
+                    crate::nnue_data::test_game(first + i, 12 + i as usize % 20).to_bytes()
+                })
+                .collect();
+            std::fs::write(data.join(file), bytes).unwrap();
+        }
+        let cfg = Config {
+            // One file given alone, one through its directory would read it twice: give both
+            // alone, in the order the recipe must keep.
+            data: vec![data.join("b.vf"), data.join("a.vf")],
+            valid: None,
+            out: dir.join("first"),
+            hidden: 8,
+            buckets: 2,
+            layout: Layout::Plain,
+            epochs: 3,
+            batch: 128,
+            lr: 0.002,
+            lr_end: 0.1,
+            wdl: 0.3,
+            decay: 0.01,
+            mirror: Mirror::All,
+            threads: 2,
+            seed: 5,
+            limit: usize::MAX,
+            progress: false,
+            init: None,
+            pause_after: None,
+        };
+        run(&cfg).unwrap();
+        let recipe = Recipe::read(&cfg.out.join("recipe.txt")).unwrap();
+        assert_eq!(
+            recipe
+                .data
+                .iter()
+                .map(|p| p.path.clone())
+                .collect::<Vec<_>>(),
+            cfg.data
+        );
+        let names: Vec<&str> = recipe.nets.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            ["epoch-1.nnue", "epoch-2.nnue", "epoch-3.nnue", "best.nnue"]
+        );
+
+        // The recipe alone makes the same nets.
+        recipe.check_inputs().unwrap();
+        let again = config_of(&recipe, &dir.join("again"), false).unwrap();
+        run(&again).unwrap();
+        assert_eq!(recipe.compare_nets(&again.out).unwrap().len(), 4);
+
+        // Stopped after epoch 1 and resumed: the same nets too.
+        let paused = Config {
+            out: dir.join("paused"),
+            pause_after: Some(1),
+            ..again
+        };
+        run(&paused).unwrap();
+        assert!(!paused.out.join("epoch-2.nnue").exists());
+        run(&Config {
+            pause_after: None,
+            ..paused
+        })
+        .unwrap();
+        assert_eq!(recipe.compare_nets(&dir.join("paused")).unwrap().len(), 4);
+
+        // Another seed is another net, and the comparison says so.
+        let other = Config {
+            out: dir.join("other"),
+            seed: 6,
+            pause_after: None,
+            ..config_of(&recipe, &dir.join("unused"), false).unwrap()
+        };
+        run(&other).unwrap();
+        assert!(recipe.compare_nets(&other.out).is_err());
+
+        // A data file that changed is named, and nothing is trained.
+        let mut bytes = std::fs::read(data.join("a.vf")).unwrap();
+        bytes.truncate(bytes.len() - 7);
+        std::fs::write(data.join("a.vf"), bytes).unwrap();
+        let e = recipe.check_inputs().unwrap_err();
+        assert!(e.contains("a.vf") && e.contains("the recipe says"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -21,24 +21,68 @@ use serde::{Deserialize, Serialize};
 
 use crate::gamedata::{self, Counts, RunInfo};
 
-/// Calls `f` with every finished game of every data file under `dirs`, directory by directory
-/// and file by file in name order, until it returns `Break`. A directory with a manifest is
-/// checked against it first (see [`check_files`]). Returns the bytes at the ends of raw
-/// files that belong to games cut off by a killed run (ignored).
+/// The data files `sources` name, in the order they are read: a directory gives its data
+/// files in name order, a file itself. Every directory involved (a source, or the directory
+/// of a file given alone) is checked against its manifest first, once (see [`check_files`]),
+/// so a file given alone is still one its manifest vouches for.
+pub fn resolve(sources: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut checked: Vec<PathBuf> = Vec::new();
+    let mut check = |dir: &Path| -> Result<(), String> {
+        if !checked.iter().any(|d| d == dir) {
+            check_files(dir)?;
+            checked.push(dir.to_path_buf());
+        }
+        Ok(())
+    };
+    let mut files = Vec::new();
+    for source in sources {
+        if source.is_dir() {
+            check(source)?;
+            files.extend(gamedata::data_files(source)?);
+        } else if gamedata::is_raw(source) || gamedata::is_packed(source) {
+            let dir = source.parent().unwrap_or(Path::new("."));
+            check(if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            })?;
+            if !source.is_file() {
+                return Err(format!("{}: no such data file", source.display()));
+            }
+            files.push(source.clone());
+        } else {
+            return Err(format!(
+                "{}: neither a directory nor a data file (.vf, .vf.xz)",
+                source.display()
+            ));
+        }
+    }
+    Ok(files)
+}
+
+/// Calls `f` with every finished game of every data file `sources` name (see [`resolve`]:
+/// directories and single files, each checked against its manifest first), file by file,
+/// until it returns `Break`. Returns the bytes at the ends of raw files that belong to games
+/// cut off by a killed run (ignored).
 pub fn for_each_game(
-    dirs: &[PathBuf],
+    sources: &[PathBuf],
+    f: impl FnMut(&crate::viriformat::Game) -> ControlFlow<()>,
+) -> Result<u64, String> {
+    for_each_game_in(&resolve(sources)?, f)
+}
+
+/// [`for_each_game`] over files already resolved (and checked) by [`resolve`].
+pub fn for_each_game_in(
+    files: &[PathBuf],
     mut f: impl FnMut(&crate::viriformat::Game) -> ControlFlow<()>,
 ) -> Result<u64, String> {
     let mut unfinished = 0;
-    for dir in dirs {
-        check_files(dir)?;
-        for path in gamedata::data_files(dir)? {
-            let (games, rest) = gamedata::read_games(&path)?;
-            unfinished += rest as u64;
-            for g in &games {
-                if f(g).is_break() {
-                    return Ok(unfinished);
-                }
+    for path in files {
+        let (games, rest) = gamedata::read_games(path)?;
+        unfinished += rest as u64;
+        for g in &games {
+            if f(g).is_break() {
+                return Ok(unfinished);
             }
         }
     }
