@@ -208,13 +208,10 @@ fn main() {
         "nnue" if args.get("--recipe").is_some() => (|| {
             let path = args.path("--recipe")?;
             let recipe = recipe::Recipe::read(&path)?;
+            let out = args.path("--out")?;
             recipe.check_inputs()?;
-            nnue_train::run(&nnue_train::config_of(
-                &recipe,
-                &args.path("--out")?,
-                !args.has("--quiet"),
-            )?)?;
-            for line in recipe.compare_nets(&args.path("--out")?)? {
+            nnue_train::run(&nnue_train::config_of(&recipe, &out, !args.has("--quiet"))?)?;
+            for line in recipe.compare_nets(&out)? {
                 println!("{line}");
             }
             Ok(())

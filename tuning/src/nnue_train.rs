@@ -142,18 +142,19 @@ fn remirror(samples: &mut [Sample], mirror: Mirror, rng: &mut StdRng) {
     }
 }
 
-/// Loads the positions of every data file (raw or packed) under the given directories that a trainer keeps
+/// Loads the positions of the given data files (raw or packed, as `store::resolve` lists and
+/// checks them) that a trainer keeps
 /// (see `nnue_data::skip_reason`), split into training and validation by game (one in 20,
 /// chosen by a hash of the game: `nnue_data::is_validation`). With `validation_only` the
 /// training games are passed over (the first vector stays empty).
 pub fn load(
-    dirs: &[PathBuf],
+    files: &[PathBuf],
     limit: usize,
     layout: Layout,
     validation_only: bool,
 ) -> Result<(Vec<Sample>, Vec<Sample>), String> {
     let (mut train, mut valid) = (Vec::new(), Vec::new());
-    crate::store::for_each_game(dirs, |g| {
+    crate::store::for_each_game_in(files, |g| {
         let into = if crate::nnue_data::is_validation(g) {
             &mut valid
         } else if validation_only {
@@ -817,12 +818,11 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         let net = model.quantise()?;
         let bytes = net.to_bytes();
         let file = cfg.out.join(format!("epoch-{epoch}.nnue"));
-        std::fs::write(&file, &bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+        write_file(&file, &bytes)?;
         if valid_loss < best {
             best = valid_loss;
             let best_file = cfg.out.join("best.nnue");
-            std::fs::write(&best_file, &bytes)
-                .map_err(|e| format!("{}: {e}", best_file.display()))?;
+            write_file(&best_file, &bytes)?;
         }
         save_checkpoint(&checkpoint, &model, &adam, epoch)?;
         recipe.nets = (1..=epoch)
@@ -1152,6 +1152,19 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// `load` of every position of some directories, plain inputs.
+    fn load_dirs(
+        dirs: &[PathBuf],
+        validation_only: bool,
+    ) -> Result<(Vec<Sample>, Vec<Sample>), String> {
+        load(
+            &crate::store::resolve(dirs)?,
+            usize::MAX,
+            Layout::Plain,
+            validation_only,
+        )
+    }
+
     #[test]
     fn validation_from_other_directories_comes_from_their_held_out_games_only() {
         let dir = std::env::temp_dir().join(format!("shears-nnue-valid-{}", std::process::id()));
@@ -1167,16 +1180,14 @@ mod tests {
         }
         let key = |s: &Sample| (feature_sets(s), s.score, s.result);
         let keys = |v: &[Sample]| v.iter().map(key).collect::<Vec<_>>();
-        let (train_b, valid_b) =
-            load(std::slice::from_ref(&b), usize::MAX, Layout::Plain, false).unwrap();
-        let (none, only_b) =
-            load(std::slice::from_ref(&b), usize::MAX, Layout::Plain, true).unwrap();
+        let (train_b, valid_b) = load_dirs(std::slice::from_ref(&b), false).unwrap();
+        let (none, only_b) = load_dirs(std::slice::from_ref(&b), true).unwrap();
         assert!(none.is_empty());
         assert!(!valid_b.is_empty() && !train_b.is_empty());
         assert_eq!(keys(&only_b), keys(&valid_b));
         // Two directories: each game on the same side as when its directory is read alone.
-        let (train_ab, valid_ab) = load(&[a.clone(), b], usize::MAX, Layout::Plain, false).unwrap();
-        let (train_a, valid_a) = load(&[a], usize::MAX, Layout::Plain, false).unwrap();
+        let (train_ab, valid_ab) = load_dirs(&[a.clone(), b], false).unwrap();
+        let (train_a, valid_a) = load_dirs(&[a], false).unwrap();
         assert_eq!(keys(&train_ab), [keys(&train_a), keys(&train_b)].concat());
         assert_eq!(keys(&valid_ab), [keys(&valid_a), keys(&valid_b)].concat());
         std::fs::remove_dir_all(&dir).unwrap();
@@ -1219,7 +1230,7 @@ mod tests {
         let history = read_history(&cfg.out.join("loss.csv"));
         assert_eq!(history.iter().map(|r| r.0).collect::<Vec<_>>(), [0, 1]);
         // Epoch 0 is the init net's own validation loss, on the run's held-out games.
-        let (_, valid) = load(&cfg.data, usize::MAX, Layout::Plain, false).unwrap();
+        let (_, valid) = load_dirs(&cfg.data, false).unwrap();
         let expected = loss(&Model::from_network(&net), &valid, 0.3, 1);
         assert!(
             (history[0].2 - expected).abs() < 1e-6,

@@ -40,15 +40,12 @@ pub fn resolve(sources: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             check(source)?;
             files.extend(gamedata::data_files(source)?);
         } else if gamedata::is_raw(source) || gamedata::is_packed(source) {
-            let dir = source.parent().unwrap_or(Path::new("."));
-            check(if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            })?;
             if !source.is_file() {
                 return Err(format!("{}: no such data file", source.display()));
             }
+            // A bare file name's parent is "": the current directory.
+            let dir = source.parent().filter(|d| !d.as_os_str().is_empty());
+            check(dir.unwrap_or(Path::new(".")))?;
             files.push(source.clone());
         } else {
             return Err(format!(
