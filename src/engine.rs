@@ -34,8 +34,8 @@ pub(crate) const MIN_ELO: u32 = 1320;
 pub(crate) const MAX_ELO: u32 = 3000;
 
 /// Nodes a move may search at a `UCI_Elo` setting: 500 at 1600, doubling every 87 Elo
-/// (about 54 at the bottom of the range, 12,000 at 2000, 290,000 at 2400; above about 2500 a
-/// blitz search stops on time before the cap). Fitted to games of the default net against
+/// (about 54 at the bottom of the range, 12,000 at 2000, 290,000 at 2400; from about 2400-2500, a
+/// computed estimate, a blitz search stops on time before the cap). Fitted to games of the default net against
 /// Debian's Stockfish 15.1 at its own `UCI_Elo`: docs/analysis.md has the games and the check
 /// at three settings.
 pub fn elo_nodes(elo: u32) -> u64 {
