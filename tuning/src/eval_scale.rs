@@ -160,6 +160,12 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         slope(&points, |p| p.base, |p| p.net),
         slope(&points, |p| p.search, |p| p.net)
     );
+    // What `shears-tune nnue --output-scale` needs to give the net the base net's K: the search
+    // margins were tuned on the base net's scale.
+    println!(
+        "the net matches the base net's K with its output layer times {:.4} (--output-scale)",
+        fit_k(&points, |p| p.base) / fit_k(&points, |p| p.net)
+    );
     Ok(())
 }
 

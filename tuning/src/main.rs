@@ -49,7 +49,8 @@ const USAGE: &str = "usage:
   shears-tune data check [data|data/genN] [--deep]
   shears-tune nnue --data SRC[,SRC...] [--valid SRC[,SRC...]] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
-                   [--seed N] [--limit N] [--init NET] [--pause-after EPOCH] [--quiet]
+                   [--seed N] [--limit N] [--init NET [--anchor A]] [--output-scale F]
+                   [--pause-after EPOCH] [--quiet]
                    (SRC: a data directory or one data file; every run writes DIR/recipe.txt)
   shears-tune nnue --recipe FILE --out DIR [--quiet]   (trains again, compares the nets' checksums)
   shears-tune eval-scale --data DIR[,DIR...] [--net FILE] [--base-net nets/default.nnue] [--limit N]
@@ -239,6 +240,8 @@ fn main() {
                 lr_end: args.num("--lr-end", 0.05)?,
                 wdl: args.num("--wdl", 0.3)?,
                 decay: args.num("--decay", 0.01)?,
+                anchor: args.num("--anchor", 0.0)?,
+                output_scale: args.num("--output-scale", 1.0)?,
                 mirror: args.get("--mirror").unwrap_or("all").parse()?,
                 threads: args.num(
                     "--threads",

@@ -335,7 +335,20 @@ impl Model {
         }
     }
 
+    #[cfg(test)]
     pub fn quantise(&self) -> Result<Network, String> {
+        self.quantise_scaled(1.0)
+    }
+
+    /// The quantised network with the output layer (weights and biases) multiplied by `scale`
+    /// first: every evaluation times `scale`, rounded once. `--output-scale` uses it to give a
+    /// net the scale the search's margins were tuned for (`eval-scale` measures the factor).
+    /// Refused when a scaled output weight would pass `WEIGHT_CLIP` (the engine's products
+    /// must stay in i16).
+    pub fn quantise_scaled(&self, scale: f32) -> Result<Network, String> {
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(format!("--output-scale {scale}: not a positive number"));
+        }
         let h = self.hidden;
         let q = |x: f32, k: i32| (x * k as f32).round().clamp(-32767.0, 32767.0) as i16;
         let ft_w = self.w[..INPUTS * h].iter().map(|&x| q(x, QA)).collect();
@@ -345,11 +358,20 @@ impl Model {
             .collect();
         let out_w = self.w[self.out_at()..self.bias_at()]
             .iter()
-            .map(|&x| q(x, QB))
-            .collect();
+            .map(|&x| {
+                let x = x * scale;
+                if x.abs() > WEIGHT_CLIP {
+                    Err(format!(
+                        "--output-scale {scale} takes an output weight to {x}, past the limit {WEIGHT_CLIP}"
+                    ))
+                } else {
+                    Ok(q(x, QB))
+                }
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         let out_b = self.w[self.bias_at()..]
             .iter()
-            .map(|&x| (x * (QA * QB) as f32).round() as i32)
+            .map(|&x| (x * scale * (QA * QB) as f32).round() as i32)
             .collect();
         Network::from_parts(h, self.layout, ft_w, ft_b, out_w, out_b)
     }
@@ -408,18 +430,37 @@ impl Adam {
         }
     }
 
-    fn step(&mut self, w: &mut [f32], g: &[f32], lr: f32, decay: f32) {
+    /// One AdamW step, with the pulls of `pulls`.
+    fn step(&mut self, w: &mut [f32], g: &[f32], lr: f32, pulls: Pulls<'_>) {
+        let Pulls { decay, anchor } = pulls;
         self.t += 1;
         let b1 = 1.0 - BETA1.powi(self.t.min(100_000) as i32);
         let b2 = 1.0 - BETA2.powi(self.t.min(100_000) as i32);
-        for (((w, g), m), v) in w.iter_mut().zip(g).zip(&mut self.m).zip(&mut self.v) {
+        for (i, (((w, g), m), v)) in w
+            .iter_mut()
+            .zip(g)
+            .zip(&mut self.m)
+            .zip(&mut self.v)
+            .enumerate()
+        {
             *m = BETA1 * *m + (1.0 - BETA1) * g;
             *v = BETA2 * *v + (1.0 - BETA2) * g * g;
             let mh = *m / b1;
             let vh = *v / b2;
-            *w -= lr * (mh / (vh.sqrt() + 1e-8) + decay * *w);
+            let pull = anchor.map_or(0.0, |(w0, a)| a * (*w - w0[i]));
+            *w -= lr * (mh / (vh.sqrt() + 1e-8) + decay * *w + pull);
         }
     }
+}
+
+/// What pulls the weights besides the gradient, decoupled from it as AdamW's decay is.
+#[derive(Clone, Copy)]
+struct Pulls<'a> {
+    /// Towards zero (`--decay`).
+    decay: f32,
+    /// Towards the starting net's weights, with this strength (`--anchor`: a fine-tuned net
+    /// stays near the net it started from, as L2-SP does).
+    anchor: Option<(&'a [f32], f32)>,
 }
 
 /// One optimiser step over a batch: gradients from every thread, summed, then AdamW.
@@ -429,7 +470,7 @@ fn train_batch(
     batch: &[Sample],
     wdl: f32,
     lr: f32,
-    decay: f32,
+    pulls: Pulls<'_>,
     grads: &mut [Vec<f32>],
 ) -> f64 {
     let threads = grads.len();
@@ -466,7 +507,7 @@ fn train_batch(
             *a += b;
         }
     }
-    adam.step(&mut model.w, &first[0], lr, decay);
+    adam.step(&mut model.w, &first[0], lr, pulls);
     model.clip();
     loss_sum / batch.len() as f64
 }
@@ -491,6 +532,10 @@ pub struct Config {
     pub lr_end: f32,
     pub wdl: f32,
     pub decay: f32,
+    /// Strength of the pull towards the `--init` net's weights (0: none).
+    pub anchor: f32,
+    /// Factor on the output layer of every net written (1: none); see `quantise_scaled`.
+    pub output_scale: f32,
     pub mirror: Mirror,
     pub threads: usize,
     pub seed: u64,
@@ -615,10 +660,27 @@ fn mirror_name(mirror: Mirror) -> &'static str {
 }
 
 /// The settings a recipe records, by the trainer's flag names.
-const RECIPE_SETTINGS: [&str; 13] = [
-    "hidden", "buckets", "inputs", "epochs", "batch", "lr", "lr-end", "wdl", "decay", "mirror",
-    "threads", "seed", "limit",
+const RECIPE_SETTINGS: [&str; 15] = [
+    "hidden",
+    "buckets",
+    "inputs",
+    "epochs",
+    "batch",
+    "lr",
+    "lr-end",
+    "wdl",
+    "decay",
+    "mirror",
+    "threads",
+    "seed",
+    "limit",
+    "anchor",
+    "output-scale",
 ];
+
+/// Settings added after the first recipes were written, with the value a recipe without them
+/// means (the trainer's behaviour before they existed).
+const LATER_SETTINGS: [(&str, &str); 2] = [("anchor", "0"), ("output-scale", "1")];
 
 /// The recipe of a run of `cfg` that reads `data` and `valid` (the resolved files).
 fn recipe_of(cfg: &Config, data: &[PathBuf], valid: Option<&[PathBuf]>) -> Result<Recipe, String> {
@@ -637,6 +699,8 @@ fn recipe_of(cfg: &Config, data: &[PathBuf], valid: Option<&[PathBuf]>) -> Resul
         cfg.threads.max(1).to_string(),
         cfg.seed.to_string(),
         cfg.limit.to_string(),
+        cfg.anchor.to_string(),
+        cfg.output_scale.to_string(),
     ];
     Ok(Recipe {
         commit: crate::gamedata::COMMIT.to_string(),
@@ -664,6 +728,16 @@ pub fn config_of(recipe: &Recipe, out: &Path, progress: bool) -> Result<Config, 
         ));
     }
     let paths = |v: &[Pinned]| v.iter().map(|p| p.path.clone()).collect();
+    let later = |key: &str| -> Result<f32, String> {
+        match recipe.settings.iter().find(|(k, _)| k == key) {
+            Some(_) => recipe.num(key),
+            None => LATER_SETTINGS
+                .iter()
+                .find(|(k, _)| *k == key)
+                .and_then(|(_, v)| v.parse().ok())
+                .ok_or_else(|| format!("the recipe has no setting '{key}'")),
+        }
+    };
     Ok(Config {
         data: paths(&recipe.data),
         valid: recipe.valid.as_deref().map(paths),
@@ -681,6 +755,8 @@ pub fn config_of(recipe: &Recipe, out: &Path, progress: bool) -> Result<Config, 
         lr_end: recipe.num("lr-end")?,
         wdl: recipe.num("wdl")?,
         decay: recipe.num("decay")?,
+        anchor: later("anchor")?,
+        output_scale: later("output-scale")?,
         mirror: recipe.setting("mirror")?.parse()?,
         threads: recipe.num("threads")?,
         seed: recipe.num("seed")?,
@@ -752,6 +828,24 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         let n = m.w.len();
         (m, Adam::new(n), 0)
     };
+    // The weights the anchor pulls towards: the --init net's, read again on a resumed run.
+    let anchor_w = if cfg.anchor > 0.0 {
+        let path = cfg
+            .init
+            .as_ref()
+            .ok_or("--anchor pulls towards the --init net: give one")?;
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let net = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        Some(Model::from_network(&net).w)
+    } else {
+        None
+    };
+    let pulls = Pulls {
+        decay: cfg.decay,
+        anchor: anchor_w.as_deref().map(|w0| (w0, cfg.anchor)),
+    };
+    // A scale the nets cannot take fails now, not after the first epoch.
+    model.quantise_scaled(cfg.output_scale)?;
     let threads = cfg.threads.max(1);
     let mut grads = vec![vec![0.0f32; model.w.len()]; threads];
     let mut rng = StdRng::seed_from_u64(cfg.seed ^ 0x5eed);
@@ -800,9 +894,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
             let lr = cfg.lr
                 * (cfg.lr_end
                     + (1.0 - cfg.lr_end) * 0.5 * (1.0 + (std::f32::consts::PI * progress).cos()));
-            let l = train_batch(
-                &mut model, &mut adam, batch, cfg.wdl, lr, cfg.decay, &mut grads,
-            );
+            let l = train_batch(&mut model, &mut adam, batch, cfg.wdl, lr, pulls, &mut grads);
             epoch_loss += l * batch.len() as f64;
             seen += batch.len() as u64;
             bar.inc(1);
@@ -815,7 +907,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         let train_loss = epoch_loss / train.len() as f64;
         let valid_loss = loss(&model, &valid, cfg.wdl, threads);
         history.push((epoch, train_loss, valid_loss));
-        let net = model.quantise()?;
+        let net = model.quantise_scaled(cfg.output_scale)?;
         let bytes = net.to_bytes();
         let file = cfg.out.join(format!("epoch-{epoch}.nnue"));
         write_file(&file, &bytes)?;
@@ -946,7 +1038,11 @@ mod tests {
         let mut grads = vec![vec![0.0; model.w.len()]; 2];
         for _ in 0..epochs {
             for batch in data.chunks(256) {
-                train_batch(model, &mut adam, batch, 0.3, 0.01, 0.0, &mut grads);
+                let pulls = Pulls {
+                    decay: 0.0,
+                    anchor: None,
+                };
+                train_batch(model, &mut adam, batch, 0.3, 0.01, pulls, &mut grads);
             }
         }
     }
@@ -1094,6 +1190,117 @@ mod tests {
     }
 
     #[test]
+    fn the_anchor_pulls_towards_the_starting_weights() {
+        // No gradient: only the pulls act. The anchor takes each weight a fraction lr * a of
+        // the way back to its start per step; the decay alone pulls towards zero instead.
+        let start = vec![0.5f32, -1.0, 0.25];
+        let moved = vec![1.5f32, -2.0, 0.25];
+        let zero = vec![0.0f32; 3];
+        let mut w = moved.clone();
+        let mut adam = Adam::new(3);
+        for _ in 0..100 {
+            let pulls = Pulls {
+                decay: 0.0,
+                anchor: Some((&start, 5.0)),
+            };
+            adam.step(&mut w, &zero, 0.01, pulls);
+        }
+        for ((w, s), m) in w.iter().zip(&start).zip(&moved) {
+            let expected = s + (m - s) * 0.95f32.powi(100);
+            assert!((w - expected).abs() < 1e-4, "{w} against {expected}");
+        }
+        let mut w = moved.clone();
+        let mut adam = Adam::new(3);
+        for _ in 0..100 {
+            let pulls = Pulls {
+                decay: 5.0,
+                anchor: None,
+            };
+            adam.step(&mut w, &zero, 0.01, pulls);
+        }
+        assert!((w[0] - 1.5 * 0.95f32.powi(100)).abs() < 1e-4, "{}", w[0]);
+    }
+
+    #[test]
+    fn an_anchored_fine_tune_stays_nearer_its_start() {
+        let data = synthetic(2000, 21, Layout::Plain);
+        let start = Model::new(16, 2, Layout::Plain, 22);
+        let distance = |anchor: Option<f32>| {
+            let mut model = start.clone();
+            let mut adam = Adam::new(model.w.len());
+            let mut grads = vec![vec![0.0; model.w.len()]; 2];
+            for _ in 0..5 {
+                for batch in data.chunks(256) {
+                    let pulls = Pulls {
+                        decay: 0.0,
+                        anchor: anchor.map(|a| (start.w.as_slice(), a)),
+                    };
+                    train_batch(&mut model, &mut adam, batch, 0.3, 0.01, pulls, &mut grads);
+                }
+            }
+            let d: f32 = model
+                .w
+                .iter()
+                .zip(&start.w)
+                .map(|(a, b)| (a - b).powi(2))
+                .sum();
+            d.sqrt()
+        };
+        let (free, anchored) = (distance(None), distance(Some(20.0)));
+        assert!(free > 0.0);
+        assert!(anchored < 0.5 * free, "anchored {anchored}, free {free}");
+    }
+
+    #[test]
+    fn an_output_scale_scales_the_evaluation_and_nothing_else() {
+        let data = synthetic(1000, 31, Layout::Plain);
+        let mut model = Model::new(16, 4, Layout::Plain, 32);
+        train_for(&mut model, &data, 5);
+        let plain = model.quantise_scaled(1.0).unwrap();
+        assert!(plain == model.quantise().unwrap());
+        let half = model.quantise_scaled(0.5).unwrap();
+        assert_eq!(half.parts().0, plain.parts().0);
+        assert_eq!(half.parts().1, plain.parts().1);
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 5 4",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        ] {
+            let pos = chess(fen);
+            let float = model.eval_cp(&Sample::new(&pos, 0, 1, Layout::Plain));
+            let scaled = half.evaluate(&pos) as f32;
+            assert!(
+                (float / 2.0 - scaled).abs() <= 12.0 + 0.05 * float.abs(),
+                "{fen}: float {float}, at half scale {scaled}"
+            );
+        }
+        // A scale that would take an output weight past the clip, or no scale at all, is
+        // refused.
+        assert!(model.quantise_scaled(1000.0).is_err());
+        assert!(model.quantise_scaled(0.0).is_err());
+        assert!(model.quantise_scaled(f32::NAN).is_err());
+    }
+
+    #[test]
+    fn a_recipe_from_before_anchor_and_output_scale_means_neither() {
+        let text = "commit abc\n\
+            data data/gen4/0001.vf.xz 0000000000000000000000000000000000000000000000000000000000000000\n\
+            set hidden 128\nset buckets 8\nset inputs plain\nset epochs 2\nset batch 16384\n\
+            set lr 0.002\nset lr-end 0.05\nset wdl 0.3\nset decay 0.1\nset mirror all\n\
+            set threads 1\nset seed 1\nset limit 100\n";
+        let recipe = Recipe::parse(text, "old").unwrap();
+        let cfg = config_of(&recipe, Path::new("/tmp/unused"), false).unwrap();
+        assert_eq!((cfg.anchor, cfg.output_scale), (0.0, 1.0));
+        let newer = Recipe::parse(
+            &format!("{text}set anchor 3\nset output-scale 0.9\n"),
+            "new",
+        )
+        .unwrap();
+        let cfg = config_of(&newer, Path::new("/tmp/unused"), false).unwrap();
+        assert_eq!((cfg.anchor, cfg.output_scale), (3.0, 0.9));
+    }
+
+    #[test]
     fn a_net_read_back_as_floats_quantises_to_itself() {
         let layout = Layout::Plain;
         let data = synthetic(500, 11, layout);
@@ -1218,6 +1425,8 @@ mod tests {
             lr_end: 0.1,
             wdl: 0.3,
             decay: 0.0,
+            anchor: 0.0,
+            output_scale: 1.0,
             mirror: Mirror::Off,
             threads: 1,
             seed: 1,
@@ -1267,6 +1476,8 @@ mod tests {
             lr_end: 0.1,
             wdl: 0.3,
             decay: 0.01,
+            anchor: 0.0,
+            output_scale: 1.0,
             mirror: Mirror::All,
             threads: 2,
             seed: 5,
