@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use shakmaty::{Chess, Position as _};
 
-use shears::eval::nnue::Network;
+use shears::eval::nnue::{Network, load_file};
 
 use crate::nnue_data::skip_reason;
 
@@ -118,11 +118,7 @@ fn expected(k: f64, cp: f64) -> f64 {
 }
 
 pub fn run(cfg: &Config) -> Result<(), String> {
-    let load = |path: &PathBuf| -> Result<Network, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
-    };
-    let (net, base) = (load(&cfg.net)?, load(&cfg.base_net)?);
+    let (net, base) = (load_file(&cfg.net)?, load_file(&cfg.base_net)?);
     let points = collect(&cfg.data, [&net, &base], cfg.limit)?;
     println!(
         "net {}, base net {}",
@@ -146,8 +142,10 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         ("net", |p| p.net),
         ("search (data)", |p| p.search),
     ];
-    for (name, x) in rows {
+    let mut k_of = [0.0; 3];
+    for ((name, x), k_out) in rows.into_iter().zip(&mut k_of) {
         let k = fit_k(&points, x);
+        *k_out = k;
         println!(
             "{name:<14} {k:6.1}   {:.5}        {:.1}% / {:.1}%",
             cross_entropy(&points, x, k),
@@ -164,7 +162,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     // margins were tuned on the base net's scale.
     println!(
         "the net matches the base net's K with its output layer times {:.4} (--output-scale)",
-        fit_k(&points, |p| p.base) / fit_k(&points, |p| p.net)
+        k_of[0] / k_of[1]
     );
     Ok(())
 }

@@ -680,7 +680,7 @@ const RECIPE_SETTINGS: [&str; 15] = [
 
 /// Settings added after the first recipes were written, with the value a recipe without them
 /// means (the trainer's behaviour before they existed).
-const LATER_SETTINGS: [(&str, &str); 2] = [("anchor", "0"), ("output-scale", "1")];
+const LATER_SETTINGS: [(&str, f32); 2] = [("anchor", 0.0), ("output-scale", 1.0)];
 
 /// The recipe of a run of `cfg` that reads `data` and `valid` (the resolved files).
 fn recipe_of(cfg: &Config, data: &[PathBuf], valid: Option<&[PathBuf]>) -> Result<Recipe, String> {
@@ -729,13 +729,9 @@ pub fn config_of(recipe: &Recipe, out: &Path, progress: bool) -> Result<Config, 
     }
     let paths = |v: &[Pinned]| v.iter().map(|p| p.path.clone()).collect();
     let later = |key: &str| -> Result<f32, String> {
-        match recipe.settings.iter().find(|(k, _)| k == key) {
-            Some(_) => recipe.num(key),
-            None => LATER_SETTINGS
-                .iter()
-                .find(|(k, _)| *k == key)
-                .and_then(|(_, v)| v.parse().ok())
-                .ok_or_else(|| format!("the recipe has no setting '{key}'")),
+        match LATER_SETTINGS.iter().find(|(k, _)| *k == key) {
+            Some((_, default)) if recipe.setting(key).is_err() => Ok(*default),
+            _ => recipe.num(key),
         }
     };
     Ok(Config {
@@ -810,16 +806,22 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         cfg.mirror
     };
     let checkpoint = cfg.out.join("checkpoint.bin");
+    // The --init net: where a new run starts and, on any run, what --anchor pulls towards.
+    let init = match &cfg.init {
+        Some(path) => {
+            let m = Model::from_network(&nnue::load_file(path)?);
+            check_shape(&m, cfg, path)?;
+            Some((path, m))
+        }
+        None => None,
+    };
     let (mut model, mut adam, start_epoch) = if checkpoint.exists() {
         let (m, a, e) = load_checkpoint(&checkpoint)?;
         check_shape(&m, cfg, &checkpoint)?;
         eprintln!("nnue: resuming after epoch {e}");
         (m, a, e)
-    } else if let Some(path) = &cfg.init {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let net = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-        let m = Model::from_network(&net);
-        check_shape(&m, cfg, path)?;
+    } else if let Some((path, m)) = &init {
+        let m = m.clone();
         eprintln!("nnue: starting from {}", path.display());
         let n = m.w.len();
         (m, Adam::new(n), 0)
@@ -828,23 +830,20 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         let n = m.w.len();
         (m, Adam::new(n), 0)
     };
-    // The weights the anchor pulls towards: the --init net's, read again on a resumed run.
-    let anchor_w = if cfg.anchor > 0.0 {
-        let path = cfg
-            .init
-            .as_ref()
-            .ok_or("--anchor pulls towards the --init net: give one")?;
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let net = Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-        Some(Model::from_network(&net).w)
-    } else {
-        None
+    let anchor = match &init {
+        _ if !(cfg.anchor >= 0.0 && cfg.anchor.is_finite()) => {
+            return Err(format!("--anchor {}: not a number >= 0", cfg.anchor));
+        }
+        _ if cfg.anchor == 0.0 => None,
+        Some((_, start)) => Some((start.w.as_slice(), cfg.anchor)),
+        None => return Err("--anchor pulls towards the --init net: give one".into()),
     };
     let pulls = Pulls {
         decay: cfg.decay,
-        anchor: anchor_w.as_deref().map(|w0| (w0, cfg.anchor)),
+        anchor,
     };
-    // A scale the nets cannot take fails now, not after the first epoch.
+    // A factor that is no positive number fails now, not after the first epoch (one that
+    // takes a grown output weight past the clip can still fail at a later epoch's net).
     model.quantise_scaled(cfg.output_scale)?;
     let threads = cfg.threads.max(1);
     let mut grads = vec![vec![0.0f32; model.w.len()]; threads];
@@ -1261,6 +1260,18 @@ mod tests {
         let half = model.quantise_scaled(0.5).unwrap();
         assert_eq!(half.parts().0, plain.parts().0);
         assert_eq!(half.parts().1, plain.parts().1);
+        // Every output weight and bias is halved, rounded once from the float (so within one
+        // step of half the unscaled integer).
+        for (h, p) in half.parts().2.iter().zip(plain.parts().2) {
+            assert!(
+                (i32::from(*h) * 2 - i32::from(*p)).abs() <= 2,
+                "{h} against {p}"
+            );
+        }
+        assert!(half.parts().2.iter().any(|&w| w != 0));
+        for (h, p) in half.parts().3.iter().zip(plain.parts().3) {
+            assert!((h * 2 - p).abs() <= 2, "bias {h} against {p}");
+        }
         for fen in [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
             "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 5 4",

@@ -175,8 +175,8 @@ pub(crate) fn embedded() -> Result<Network, String> {
     Network::from_bytes(EMBEDDED).map_err(|e| format!("the built-in net: {e}"))
 }
 
-/// Reads and checks a net file.
-pub(crate) fn load_file(path: &std::path::Path) -> Result<Network, String> {
+/// Reads and checks a net file; errors name the file.
+pub fn load_file(path: &std::path::Path) -> Result<Network, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -28,7 +28,8 @@
 mod file;
 mod network;
 
-pub(crate) use file::{embedded, load_file};
+pub(crate) use file::embedded;
+pub use file::load_file;
 pub(crate) use network::AccumulatorStack;
 #[cfg(test)]
 pub(crate) use network::random_network;
