@@ -416,13 +416,27 @@ mod tests {
 
     #[test]
     fn clock_games_keep_time_and_every_move_is_legal() {
-        let g = quick(
-            crate::position::START_FEN,
-            TimeControl::Clock {
-                base_ms: 300,
-                inc_ms: 10,
-            },
-        );
+        // A short clock with the reserve a GUI on a busy machine would set: at the default
+        // 10 ms a debug build starved by parallel tests and other jobs lost on time once
+        // (a scheduling stall, not the time manager; 2026-11-26), so the test keeps 50 ms
+        // back and still checks that the budget stays inside the clock.
+        let mut w = Engine::new();
+        let mut b = Engine::new();
+        for e in [&mut w, &mut b] {
+            e.set_option("Move Overhead", Some("50")).unwrap();
+        }
+        let tc = TimeControl::Clock {
+            base_ms: 300,
+            inc_ms: 10,
+        };
+        let g = play_game(
+            &mut w,
+            &mut b,
+            Some(crate::position::START_FEN),
+            tc,
+            &Adjudication::default(),
+        )
+        .unwrap();
         assert!(g.termination != Termination::Time, "lost on time");
         assert!(g.termination != Termination::IllegalMove);
         let mut pos = Position::default();
