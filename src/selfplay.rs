@@ -339,8 +339,18 @@ mod tests {
     use super::*;
 
     fn quick(fen: &str, tc: TimeControl) -> GameRecord {
+        quick_with(fen, tc, &[])
+    }
+
+    /// A game between two engines given the same UCI options.
+    fn quick_with(fen: &str, tc: TimeControl, options: &[(&str, &str)]) -> GameRecord {
         let mut w = Engine::new();
         let mut b = Engine::new();
+        for e in [&mut w, &mut b] {
+            for (name, value) in options {
+                e.set_option(name, Some(value)).unwrap();
+            }
+        }
         play_game(&mut w, &mut b, Some(fen), tc, &Adjudication::default()).unwrap()
     }
 
@@ -416,27 +426,19 @@ mod tests {
 
     #[test]
     fn clock_games_keep_time_and_every_move_is_legal() {
-        // A short clock with the reserve a GUI on a busy machine would set: at the default
-        // 10 ms a debug build starved by parallel tests and other jobs lost on time once
-        // (a scheduling stall, not the time manager; 2026-11-26), so the test keeps 50 ms
-        // back and still checks that the budget stays inside the clock.
-        let mut w = Engine::new();
-        let mut b = Engine::new();
-        for e in [&mut w, &mut b] {
-            e.set_option("Move Overhead", Some("50")).unwrap();
-        }
-        let tc = TimeControl::Clock {
-            base_ms: 300,
-            inc_ms: 10,
-        };
-        let g = play_game(
-            &mut w,
-            &mut b,
-            Some(crate::position::START_FEN),
-            tc,
-            &Adjudication::default(),
-        )
-        .unwrap();
+        // A short clock with the reserve a GUI on a busy machine would set. At the default
+        // 10 ms this debug-build game lost on time once (2026-11-26) while a 2-thread verify
+        // run held both cores at a higher priority (every earlier CI run passed it): most
+        // likely a scheduling stall, not the time manager. With 50 ms kept back the test
+        // still fails on any time loss.
+        let g = quick_with(
+            crate::position::START_FEN,
+            TimeControl::Clock {
+                base_ms: 300,
+                inc_ms: 10,
+            },
+            &[("Move Overhead", "50")],
+        );
         assert!(g.termination != Termination::Time, "lost on time");
         assert!(g.termination != Termination::IllegalMove);
         let mut pos = Position::default();
