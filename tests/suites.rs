@@ -52,10 +52,11 @@ fn zugzwangs_are_solved_and_verification_matters() {
     // The verification search (here at every depth) finds zugzwangs that plain null-move
     // pruning (verification off) gets wrong. Measured with net 7 (`shears epd
     // tests/data/zugts.epd --depth D --set NMP_VERIFY_MIN_DEPTH=1|64`): at 18 and 20 the
-    // verified search solves 12 and plain null-move pruning 11, the difference being ZPTS.24,
-    // which verification scores as the mate it is (c7e8) where plain null-move pruning plays
-    // b8b6 at +1.24. Net 6 showed it on ZPTS.21 at 20 (10 against 10 otherwise), net 5 gave
-    // 14 against 11 at 18, the hand-written evaluation 13 against 10.
+    // verified search solves 12 and plain null-move pruning 11, the same 11 plus ZPTS.24 at
+    // both depths, which verification scores as the mate it is (c7e8) where plain null-move
+    // pruning plays b8b6 at a search score of +124 (the net's units, not printed centipawns).
+    // Net 6 showed it on ZPTS.21 at depth 20 only; net 5 gave 14 against 11 at 18, the
+    // hand-written evaluation 13 against 10.
     let verified = zugzwangs_solved(&["ZPTS.24"], 18, &[("NMP_VERIFY_MIN_DEPTH", "1")]);
     let unverified = zugzwangs_solved(&["ZPTS.24"], 18, &[("NMP_VERIFY_MIN_DEPTH", "64")]);
     assert_eq!(verified, ["ZPTS.24"]);
