@@ -51,7 +51,8 @@ const USAGE: &str = "usage:
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--init NET [--anchor A]] [--output-scale F]
                    [--pause-after EPOCH] [--quiet]
-                   (SRC: a data directory or one data file; every run writes DIR/recipe.txt)
+                   (SRC: a data directory or one data file; every run writes DIR/recipe.txt;
+                    an --init NET narrower than --hidden is widened, its outputs unchanged)
   shears-tune nnue --recipe FILE --out DIR [--quiet]   (trains again, compares the nets' checksums)
   shears-tune eval-scale --data DIR[,DIR...] [--net FILE] [--base-net nets/default.nnue] [--limit N]
   shears-tune wdl-fit --data DIR[,DIR...] [--net nets/default.nnue] [--out src/eval/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]";

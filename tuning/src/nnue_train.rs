@@ -335,6 +335,34 @@ impl Model {
         }
     }
 
+    /// This model with `hidden` neurons, more than it has: the first ones are this model's,
+    /// the new ones get random input weights and zero output weights, so the wider model
+    /// evaluates every position exactly as this one does until training moves them
+    /// (`--init` with a narrower net: a wider net that starts from what the narrow one knows).
+    pub fn widened(&self, hidden: usize, seed: u64) -> Result<Model, String> {
+        let old = self.hidden;
+        if hidden <= old {
+            return Err(format!("cannot widen a net of H={old} to H={hidden}"));
+        }
+        let mut m = Model::new(hidden, self.buckets, self.layout, seed);
+        for i in 0..=INPUTS {
+            // INPUTS rows of input weights, then the row of biases: the old ones first.
+            // (`Model::new` gives the new neurons random input weights and zero biases.)
+            m.w[i * hidden..i * hidden + old].copy_from_slice(&self.w[i * old..(i + 1) * old]);
+        }
+        for b in 0..self.buckets {
+            for side in 0..2 {
+                let to = m.out_at() + b * 2 * hidden + side * hidden;
+                let from = self.out_at() + b * 2 * old + side * old;
+                m.w[to..to + old].copy_from_slice(&self.w[from..from + old]);
+                m.w[to + old..to + hidden].fill(0.0);
+            }
+            let (to, from) = (m.bias_at() + b, self.bias_at() + b);
+            m.w[to] = self.w[from];
+        }
+        Ok(m)
+    }
+
     #[cfg(test)]
     pub fn quantise(&self) -> Result<Network, String> {
         self.quantise_scaled(1.0)
@@ -809,7 +837,16 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     // The --init net: where a new run starts and, on any run, what --anchor pulls towards.
     let init = match &cfg.init {
         Some(path) => {
-            let m = Model::from_network(&nnue::load_file(path)?);
+            let mut m = Model::from_network(&nnue::load_file(path)?);
+            if m.hidden < cfg.hidden && (m.buckets, m.layout) == (cfg.buckets, cfg.layout) {
+                eprintln!(
+                    "nnue: widening {} from H={} to H={}",
+                    path.display(),
+                    m.hidden,
+                    cfg.hidden
+                );
+                m = m.widened(cfg.hidden, cfg.seed)?;
+            }
             check_shape(&m, cfg, path)?;
             Some((path, m))
         }
@@ -1248,6 +1285,36 @@ mod tests {
         let (free, anchored) = (distance(None), distance(Some(20.0)));
         assert!(free > 0.0);
         assert!(anchored < 0.5 * free, "anchored {anchored}, free {free}");
+    }
+
+    #[test]
+    fn a_widened_net_evaluates_as_the_narrow_one_and_then_learns_with_its_new_neurons() {
+        let data = synthetic(1000, 41, Layout::Plain);
+        let mut narrow = Model::new(8, 4, Layout::Plain, 42);
+        train_for(&mut narrow, &data, 3);
+        let mut wide = narrow.widened(24, 43).unwrap();
+        assert_eq!(
+            (wide.hidden, wide.buckets, wide.layout),
+            (24, 4, Layout::Plain)
+        );
+        assert_eq!(wide.w.len(), Model::len(24, 4));
+        for s in &data[..200] {
+            let (a, b) = (narrow.eval_cp(s), wide.eval_cp(s));
+            assert!((a - b).abs() < 1e-3, "narrow {a}, widened {b}");
+        }
+        // The new neurons' input weights are random (they can learn), their outputs zero.
+        let new_inputs = (0..INPUTS).flat_map(|i| &wide.w[i * 24 + 8..(i + 1) * 24]);
+        assert!(new_inputs.filter(|&&x| x != 0.0).count() > INPUTS * 8);
+        let before = wide.w.clone();
+        train_for(&mut wide, &data, 1);
+        let moved = (0..4).any(|b| {
+            let at = wide.out_at() + b * 48;
+            (8..24).any(|k| wide.w[at + k] != before[at + k])
+        });
+        assert!(moved, "training never reached the new neurons");
+        // Widening to the same or a smaller size is refused.
+        assert!(narrow.widened(8, 1).is_err());
+        assert!(narrow.widened(4, 1).is_err());
     }
 
     #[test]
