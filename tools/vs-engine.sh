@@ -6,7 +6,9 @@
 # usage: tools/vs-engine.sh SHEARS OPPONENT BOOK OUTDIR [TC] [GAMES] [CONCURRENCY] [OPTION=VALUE...]
 #   e.g. tools/vs-engine.sh target/release/shears /usr/games/ethereal-chess \
 #            ../shared/books/UHO_4060_v2.epd ~/shears-data/vs-ethereal 10+0.1 200
-# OPTION=VALUE pairs after the concurrency go to Shears (e.g. "EvalFile=/path/to/net.nnue").
+# OPTION=VALUE pairs after the concurrency go to Shears (e.g. "EvalFile=/path/to/net.nnue");
+# OPPONENT_OPTIONS="UCI_Variant=chess" (space-separated OPTION=VALUE pairs) go to the opponent,
+# as Debian's fairy-stockfish needs.
 # Needs fastchess on the PATH. Writes OUTDIR/match.log, .pgn, .fclog and fastchess' config.json.
 set -euo pipefail
 engine=${1:?shears binary}
@@ -26,9 +28,12 @@ if [ "${ADJUDICATE:-1}" != 0 ]; then
 fi
 shears_opts=()
 for kv in "$@"; do shears_opts+=("option.$kv"); done
+opponent_opts=()
+read -r -a opponent_kvs <<< "${OPPONENT_OPTIONS:-}"
+for kv in "${opponent_kvs[@]}"; do opponent_opts+=("option.$kv"); done
 fastchess \
     -engine cmd="$engine" name=shears "${shears_opts[@]}" \
-    -engine cmd="$opponent" name="$(basename "$opponent")" \
+    -engine cmd="$opponent" name="$(basename "$opponent")" "${opponent_opts[@]}" \
     -each tc="$tc" option.Hash=16 option.Threads=1 option.Ponder=false \
     -openings file="$book" format="$format" order=random \
     -games 2 -rounds $((games / 2)) -repeat -concurrency "$conc" "${adjudicate[@]}" \
