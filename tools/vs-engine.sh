@@ -9,7 +9,9 @@
 # OPTION=VALUE pairs after the concurrency go to Shears (e.g. "EvalFile=/path/to/net.nnue");
 # OPPONENT_OPTIONS="UCI_Variant=chess" (space-separated OPTION=VALUE pairs) go to the opponent,
 # as Debian's fairy-stockfish needs.
-# Needs fastchess on the PATH. Writes OUTDIR/match.log, .pgn, .fclog and fastchess' config.json.
+# Needs fastchess on the PATH. Writes OUTDIR/match.log, .pgn, .fclog, fastchess' config.json and
+# host.txt (the CPU and each engine's bench speed before the games: results against another
+# engine depend on the host, see docs/nnue.md "The ladder and the host").
 set -euo pipefail
 engine=${1:?shears binary}
 opponent=${2:?opponent binary}
@@ -31,6 +33,14 @@ for kv in "$@"; do shears_opts+=("option.$kv"); done
 opponent_opts=()
 read -r -a opponent_kvs <<< "${OPPONENT_OPTIONS:-}"
 for kv in "${opponent_kvs[@]}"; do opponent_opts+=("option.$kv"); done
+{
+    grep -m1 "model name" /proc/cpuinfo || true
+    echo "vcpus: $(nproc)"
+    echo "shears bench: $("$engine" bench 2>&1 | tail -1)"
+    case "$(basename "$opponent")" in
+    ethereal-chess) echo "opponent bench: $("$opponent" bench 2>&1 | tr '\n' ' ' | grep -o 'NPS *: *[0-9]*')" ;;
+    esac
+} > "$out/host.txt"
 fastchess \
     -engine cmd="$engine" name=shears "${shears_opts[@]}" \
     -engine cmd="$opponent" name="$(basename "$opponent")" "${opponent_opts[@]}" \

@@ -172,6 +172,11 @@ impl Tally {
 
 /// The first line of a pair log: what was played, so a resumed run plays the same.
 fn log_header(cfg: &Config) -> String {
+    log_header_with_book(cfg, &cfg.book.display().to_string())
+}
+
+/// The header with the book written as `book` (the header names the book's path as given).
+fn log_header_with_book(cfg: &Config, book: &str) -> String {
     let list = |v: &[(&'static ParamSpec, i32)]| -> String {
         v.iter()
             .map(|(s, x)| format!("{}={x}", s.name))
@@ -193,7 +198,7 @@ fn log_header(cfg: &Config) -> String {
         },
         net(&cfg.base_net),
         cfg.tc,
-        cfg.book.display(),
+        book,
         cfg.seed,
         cfg.hash_mb,
         cfg.adjudication
@@ -214,6 +219,7 @@ fn read_log(
     let mut lines = text.lines();
     if let Some(first) = lines.next()
         && first != log_header(cfg)
+        && !same_book_written_otherwise(cfg, first)
     {
         return Err(format!(
             "{} is the log of another verification ({first}); give another --log or the same settings",
@@ -240,6 +246,20 @@ fn read_log(
         }
     }
     Ok((done, tally))
+}
+
+/// Whether `header` is this configuration's header with the same book file reached by
+/// another path (`../shared/...` against `/work/shared/...`): both paths resolve to one file.
+fn same_book_written_otherwise(cfg: &Config, header: &str) -> bool {
+    let Some((_, rest)) = header.split_once(" | book ") else {
+        return false;
+    };
+    let Some((logged, _)) = rest.rsplit_once(" | seed ") else {
+        return false;
+    };
+    let resolve = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+    resolve(std::path::Path::new(logged)).is_some_and(|a| resolve(&cfg.book) == Some(a))
+        && header == log_header_with_book(cfg, logged)
 }
 
 fn points(outcome: Outcome, white: bool) -> f64 {
@@ -544,6 +564,32 @@ mod tests {
         assert!(
             report(&cfg, &resumed, 1.0)
                 .contains("8 games (4 pairs, 4 of them from the pair log); 4 in")
+        );
+        // The same book by another path resumes the log; another book with the same name
+        // elsewhere does not.
+        let sub = dir.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        let same_book = sub.join("..").join("book.epd");
+        let again = play(&Config {
+            games: 8,
+            log: Some(log.clone()),
+            book: same_book,
+            ..cfg.clone()
+        })
+        .unwrap();
+        assert_eq!(again.logged_pairs, 4);
+        assert_eq!(again.penta, whole.penta);
+        std::fs::copy(&cfg.book, sub.join("book.epd")).unwrap();
+        let elsewhere = play(&Config {
+            games: 8,
+            log: Some(log.clone()),
+            book: sub.join("book.epd"),
+            ..cfg.clone()
+        });
+        assert!(
+            elsewhere
+                .err()
+                .is_some_and(|e| e.contains("another verification"))
         );
         // Other settings with the same log are refused.
         let other = play(&Config {
