@@ -10,8 +10,9 @@
 # OPPONENT_OPTIONS="UCI_Variant=chess" (space-separated OPTION=VALUE pairs) go to the opponent,
 # as Debian's fairy-stockfish needs.
 # Needs fastchess on the PATH. Writes OUTDIR/match.log, .pgn, .fclog, fastchess' config.json and
-# host.txt (the CPU and each engine's bench speed before the games: results against another
-# engine depend on the host, see docs/nnue.md "The ladder and the host").
+# host.txt: the CPU, and each engine's bench speed before the games (Shears always; Ethereal and
+# the Stockfish family with their own `bench`). Results against another engine depend on the
+# host, see docs/nnue.md "The ladder and the host".
 set -euo pipefail
 engine=${1:?shears binary}
 opponent=${2:?opponent binary}
@@ -39,6 +40,7 @@ for kv in "${opponent_kvs[@]}"; do opponent_opts+=("option.$kv"); done
     echo "shears bench: $("$engine" bench 2>&1 | tail -1)"
     case "$(basename "$opponent")" in
     ethereal-chess) echo "opponent bench: $("$opponent" bench 2>&1 | tr '\n' ' ' | grep -o 'NPS *: *[0-9]*')" ;;
+    *stockfish*) echo "opponent bench: $("$opponent" bench 2>&1 | grep -o 'Nodes/second *: *[0-9]*')" ;;
     esac
 } > "$out/host.txt"
 fastchess \
