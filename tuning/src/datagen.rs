@@ -250,24 +250,36 @@ pub fn stats_with(dir: &Path, filter: bool) -> Result<(Counts, u64), String> {
 
 /// `--stats DIR`: prints what a directory holds.
 pub fn print_stats(dir: &Path) -> Result<(), String> {
+    write_report(&mut std::io::stdout().lock(), &stats_report(dir)?)
+}
+
+/// What `--stats DIR` prints.
+fn stats_report(dir: &Path) -> Result<String, String> {
+    use std::fmt::Write as _;
     let (s, unfinished) = stats_with(dir, true)?;
     let pct = |n: u64, of: u64| 100.0 * n as f64 / of.max(1) as f64;
-    println!(
+    let mut out = String::new();
+    let (w, d, b) = s.result_split();
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        out,
         "{}: {} files",
         dir.display(),
         gamedata::data_files(dir)?.len()
     );
-    let (w, d, b) = s.result_split();
-    println!(
+    let _ = writeln!(
+        out,
         "games      {:>12}  (white wins {w:.1}%, draws {d:.1}%, black wins {b:.1}%)",
         s.games
     );
-    println!(
+    let _ = writeln!(
+        out,
         "positions  {:>12}  ({:.1} per game)",
         s.positions,
         s.positions as f64 / s.games.max(1) as f64
     );
-    println!(
+    let _ = writeln!(
+        out,
         "kept       {:>12}  ({:.1}%; left out: in check {}, noisy best move {}, mate score {})",
         s.kept,
         pct(s.kept, s.positions),
@@ -276,9 +288,21 @@ pub fn print_stats(dir: &Path) -> Result<(), String> {
         s.mate_scores
     );
     if unfinished > 0 {
-        println!("unfinished {unfinished:>12}  bytes of games cut off by a killed run (ignored)");
+        let _ = writeln!(
+            out,
+            "unfinished {unfinished:>12}  bytes of games cut off by a killed run (ignored)"
+        );
     }
-    Ok(())
+    Ok(out)
+}
+
+/// Writes a report to `out`. A reader that has gone (`--stats DIR | head`) ends it quietly,
+/// as `cat` does; any other failure to write is an error.
+fn write_report(out: &mut impl std::io::Write, text: &str) -> Result<(), String> {
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -376,6 +400,39 @@ mod tests {
                 }
             }
         }
+        // `--stats` reports the same four games.
+        let report = stats_report(&dir).unwrap();
+        assert!(
+            report
+                .lines()
+                .any(|l| l.split_whitespace().take(2).eq(["games", "4"])),
+            "{report}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A writer whose every write fails with one kind of error.
+    struct Failing(std::io::ErrorKind);
+
+    impl std::io::Write for Failing {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(self.0.into())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_report_ends_quietly_when_its_reader_has_gone() {
+        use std::io::ErrorKind;
+        let mut written = Vec::new();
+        write_report(&mut written, "games 4\n").unwrap();
+        assert_eq!(written, b"games 4\n");
+        assert_eq!(
+            write_report(&mut Failing(ErrorKind::BrokenPipe), "games 4\n"),
+            Ok(())
+        );
+        assert!(write_report(&mut Failing(ErrorKind::PermissionDenied), "games 4\n").is_err());
     }
 }
