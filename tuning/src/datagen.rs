@@ -255,32 +255,19 @@ pub fn print_stats(dir: &Path) -> Result<(), String> {
 
 /// What `--stats DIR` prints.
 fn stats_report(dir: &Path) -> Result<String, String> {
-    use std::fmt::Write as _;
     let (s, unfinished) = stats_with(dir, true)?;
     let pct = |n: u64, of: u64| 100.0 * n as f64 / of.max(1) as f64;
-    let mut out = String::new();
     let (w, d, b) = s.result_split();
-    // Writing to a String cannot fail.
-    let _ = writeln!(
-        out,
-        "{}: {} files",
+    let mut out = format!(
+        "{}: {} files\n\
+         games      {:>12}  (white wins {w:.1}%, draws {d:.1}%, black wins {b:.1}%)\n\
+         positions  {:>12}  ({:.1} per game)\n\
+         kept       {:>12}  ({:.1}%; left out: in check {}, noisy best move {}, mate score {})\n",
         dir.display(),
-        gamedata::data_files(dir)?.len()
-    );
-    let _ = writeln!(
-        out,
-        "games      {:>12}  (white wins {w:.1}%, draws {d:.1}%, black wins {b:.1}%)",
-        s.games
-    );
-    let _ = writeln!(
-        out,
-        "positions  {:>12}  ({:.1} per game)",
+        gamedata::data_files(dir)?.len(),
+        s.games,
         s.positions,
-        s.positions as f64 / s.games.max(1) as f64
-    );
-    let _ = writeln!(
-        out,
-        "kept       {:>12}  ({:.1}%; left out: in check {}, noisy best move {}, mate score {})",
+        s.positions as f64 / s.games.max(1) as f64,
         s.kept,
         pct(s.kept, s.positions),
         s.in_check,
@@ -288,9 +275,8 @@ fn stats_report(dir: &Path) -> Result<String, String> {
         s.mate_scores
     );
     if unfinished > 0 {
-        let _ = writeln!(
-            out,
-            "unfinished {unfinished:>12}  bytes of games cut off by a killed run (ignored)"
+        out += &format!(
+            "unfinished {unfinished:>12}  bytes of games cut off by a killed run (ignored)\n"
         );
     }
     Ok(out)
