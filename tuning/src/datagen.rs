@@ -250,7 +250,7 @@ pub fn stats_with(dir: &Path, filter: bool) -> Result<(Counts, u64), String> {
 
 /// `--stats DIR`: prints what a directory holds.
 pub fn print_stats(dir: &Path) -> Result<(), String> {
-    write_report(&mut std::io::stdout().lock(), &stats_report(dir)?)
+    crate::report::print_report(&stats_report(dir)?)
 }
 
 /// What `--stats DIR` prints.
@@ -280,15 +280,6 @@ fn stats_report(dir: &Path) -> Result<String, String> {
         );
     }
     Ok(out)
-}
-
-/// Writes a report to `out`. A reader that has gone (`--stats DIR | head`) ends it quietly,
-/// as `cat` does; any other failure to write is an error.
-fn write_report(out: &mut impl std::io::Write, text: &str) -> Result<(), String> {
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
-        _ => Ok(()),
-    }
 }
 
 #[cfg(test)]
@@ -395,30 +386,5 @@ mod tests {
             "{report}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    /// A writer whose every write fails with one kind of error.
-    struct Failing(std::io::ErrorKind);
-
-    impl std::io::Write for Failing {
-        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
-            Err(self.0.into())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn a_report_ends_quietly_when_its_reader_has_gone() {
-        use std::io::ErrorKind;
-        let mut written = Vec::new();
-        write_report(&mut written, "games 4\n").unwrap();
-        assert_eq!(written, b"games 4\n");
-        assert_eq!(
-            write_report(&mut Failing(ErrorKind::BrokenPipe), "games 4\n"),
-            Ok(())
-        );
-        assert!(write_report(&mut Failing(ErrorKind::PermissionDenied), "games 4\n").is_err());
     }
 }

@@ -20,6 +20,7 @@ use shakmaty::{Chess, Position as _};
 use shears::eval::nnue::{Network, load_file};
 
 use crate::nnue_data::skip_reason;
+use crate::report::say;
 
 pub struct Config {
     pub data: Vec<PathBuf>,
@@ -120,7 +121,7 @@ fn expected(k: f64, cp: f64) -> f64 {
 pub fn run(cfg: &Config) -> Result<(), String> {
     let (net, base) = (load_file(&cfg.net)?, load_file(&cfg.base_net)?);
     let points = collect(&cfg.data, [&net, &base], cfg.limit)?;
-    println!(
+    say!(
         "net {}, base net {}",
         cfg.net.display(),
         cfg.base_net.display()
@@ -130,12 +131,12 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     }
     let wins = points.iter().filter(|p| p.result == 1.0).count();
     let losses = points.iter().filter(|p| p.result == 0.0).count();
-    println!(
+    say!(
         "{} validation positions ({wins} won, {losses} lost, {} drawn for the side to move)",
         points.len(),
         points.len() - wins - losses
     );
-    println!("evaluation        K   cross-entropy  expected score at +100 / +300");
+    say!("evaluation        K   cross-entropy  expected score at +100 / +300");
     type Column = fn(&Point) -> f64;
     let rows: [(&str, Column); 3] = [
         ("base net", |p| p.base),
@@ -146,21 +147,21 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     for ((name, x), k_out) in rows.into_iter().zip(&mut k_of) {
         let k = fit_k(&points, x);
         *k_out = k;
-        println!(
+        say!(
             "{name:<14} {k:6.1}   {:.5}        {:.1}% / {:.1}%",
             cross_entropy(&points, x, k),
             expected(k, 100.0),
             expected(k, 300.0)
         );
     }
-    println!(
+    say!(
         "slope of the net on the base net: {:.3}; on the search scores: {:.3}",
         slope(&points, |p| p.base, |p| p.net),
         slope(&points, |p| p.search, |p| p.net)
     );
     // What `shears-tune nnue --output-scale` needs to give the net the base net's K: the search
     // margins were tuned on the base net's scale.
-    println!(
+    say!(
         "the net matches the base net's K with its output layer times {:.4} (--output-scale)",
         k_of[0] / k_of[1]
     );

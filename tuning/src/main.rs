@@ -20,6 +20,7 @@ mod openings;
 mod plot;
 mod progress;
 mod recipe;
+mod report;
 mod spsa;
 mod store;
 mod tune;
@@ -29,6 +30,8 @@ mod viriformat;
 mod wdl_fit;
 
 use std::path::PathBuf;
+
+use report::say;
 
 const USAGE: &str = "usage:
   shears-tune spsa --book FILE --out DIR [--params all|NAME,NAME] [--iterations N|--hours H] [--pairs N]
@@ -184,8 +187,8 @@ fn main() {
                         level: args.num("--level", 9)?,
                     };
                     match store::pack(&cfg)? {
-                        None => println!("nothing new to pack in {}", cfg.from.display()),
-                        Some(f) => println!(
+                        None => say!("nothing new to pack in {}", cfg.from.display()),
+                        Some(f) => say!(
                             "packed {} games, {} positions ({} kept) into {} ({} bytes, {:.3} per position)",
                             f.counts.games,
                             f.counts.positions,
@@ -214,7 +217,7 @@ fn main() {
             recipe.check_inputs()?;
             nnue_train::run(&nnue_train::config_of(&recipe, &out, !args.has("--quiet"))?)?;
             for line in recipe.compare_nets(&out)? {
-                println!("{line}");
+                say!("{line}");
             }
             Ok(())
         })(),

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::gamedata::{self, Counts, RunInfo};
+use crate::report::say;
 
 /// The data files `sources` name, in the order they are read: a directory gives its data
 /// files in name order, a file itself. Every directory involved (a source, or the directory
@@ -467,7 +468,7 @@ pub fn run_check(path: &Path, deep: bool) -> Result<(), String> {
 pub fn print_manifest(dir: &Path, m: &Manifest) {
     let t = &m.totals;
     let (w, d, b) = t.result_split();
-    println!(
+    say!(
         "{}: generation {}, {} files, {} runs: {} games, {} positions ({} kept), white {w:.1}% / draws {d:.1}% / black {b:.1}%; {} bytes, {:.3} bytes per position — ok",
         dir.display(),
         m.generation,

@@ -783,7 +783,7 @@ pub fn run(cfg: &Config) -> Result<Spsa, String> {
         start.elapsed().as_secs_f64(),
         (iterations - done) * cfg.pairs * 2
     );
-    print!("{result}");
+    crate::report::print_report(&result)?;
     Ok(spsa)
 }
 

@@ -440,7 +440,8 @@ pub fn report(cfg: &Config, t: &Tally, seconds: f64) -> String {
 pub fn run(cfg: &Config) -> Result<(), String> {
     let start = Instant::now();
     let tally = play(cfg)?;
-    print!("{}", report(cfg, &tally, start.elapsed().as_secs_f64()));
+    let text = report(cfg, &tally, start.elapsed().as_secs_f64());
+    crate::report::print_report(&text)?;
     Ok(())
 }
 
