@@ -203,14 +203,20 @@ pub const COMMIT: &str = env!("SHEARS_TUNE_COMMIT");
 /// The bytes of `nets/default.nnue` as this binary embeds them (what `<default>` loads).
 const DEFAULT_NET: &[u8] = include_bytes!("../../nets/default.nnue");
 
+/// The sha256 of a net's bytes: `<default>` is the built-in net; otherwise a file, which must
+/// be readable.
+pub fn net_sha256(net: &str) -> Result<String, String> {
+    Ok(match net {
+        "<default>" => sha256_hex(DEFAULT_NET),
+        path => sha256_hex(&std::fs::read(path).map_err(|e| format!("{path}: {e}"))?),
+    })
+}
+
 impl RunInfo {
     /// A run of this process: its command line, this binary's commit, and `net`'s checksum
     /// (`<default>`: the built-in net; otherwise the file, which must be readable).
     pub fn new(seed: u64, source: &str, net: &str) -> Result<RunInfo, String> {
-        let net_sha256 = match net {
-            "<default>" => sha256_hex(DEFAULT_NET),
-            path => sha256_hex(&std::fs::read(path).map_err(|e| format!("{path}: {e}"))?),
-        };
+        let net_sha256 = net_sha256(net)?;
         let started = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());

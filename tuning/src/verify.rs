@@ -183,9 +183,15 @@ fn log_header_with_book(cfg: &Config, book: &str) -> String {
             .collect::<Vec<_>>()
             .join(",")
     };
-    let net = |n: &Option<PathBuf>| match n {
-        Some(path) => format!(" | net {}", path.display()),
-        None => String::new(),
+    // Each side's net by its checksum as well: a log resumed by a binary with another
+    // built-in net, or with another file at the same path, is another verification. (An
+    // unreadable file is refused when the engines load it.)
+    let net = |n: &Option<PathBuf>| {
+        let name = n
+            .as_ref()
+            .map_or("<default>".to_string(), |p| p.display().to_string());
+        let sha = crate::gamedata::net_sha256(&name).unwrap_or_else(|_| "unreadable".into());
+        format!(" | net {name} sha256 {}", &sha[..sha.len().min(16)])
     };
     format!(
         "# shears-tune verify: values {}{} | base {}{} | tc {:?} | book {} | seed {} | hash {} | {:?}",
@@ -601,6 +607,25 @@ mod tests {
         });
         assert!(
             other
+                .err()
+                .is_some_and(|e| e.contains("another verification"))
+        );
+        // So is a log of another net: the header names each net by its checksum, the built-in
+        // net included, so a file rewritten at the same path is another verification.
+        let builtin = crate::gamedata::net_sha256("<default>").unwrap();
+        assert!(log_header(&cfg).contains(&format!("net <default> sha256 {}", &builtin[..16])));
+        let net_file = dir.join("candidate.nnue");
+        std::fs::write(&net_file, b"first net").unwrap();
+        let with_file = Config {
+            net: Some(net_file.clone()),
+            ..cfg.clone()
+        };
+        let logged = format!("{}\n0,1,0.5,0\n", log_header(&with_file));
+        let (done, _) = read_log(&with_file, &log, &logged).unwrap();
+        assert!(done[0]);
+        std::fs::write(&net_file, b"second net").unwrap();
+        assert!(
+            read_log(&with_file, &log, &logged)
                 .err()
                 .is_some_and(|e| e.contains("another verification"))
         );
