@@ -1,10 +1,11 @@
 //! Reports on stdout that outlive their reader.
 //!
 //! Rust ignores SIGPIPE, so `println!` panics when the reader of a pipe has gone
-//! (`shears-tune data check | head -1` with a long report). Every report of `shears-tune` goes
-//! through [`write_report`] instead ([`print_report`], or a line at a time [`say!`]): a reader that has gone
-//! is not an error, as it is not for `cat`, and the command goes on to its own result (a
-//! failing `data check` still fails); any other failure to write is an error.
+//! (`shears-tune data check | head -1` with a long report). Every report of `shears-tune`
+//! goes through [`write_report`] instead ([`print_report`], or a line at a time [`say!`]): a
+//! reader that has gone is not an error, as it is not for `cat`, and the command goes on to
+//! its own result (a failing `data check` still fails); any other failure to write is an
+//! error.
 
 use std::io::{ErrorKind, Write};
 
