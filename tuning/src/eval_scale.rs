@@ -125,7 +125,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         "net {}, base net {}",
         cfg.net.display(),
         cfg.base_net.display()
-    );
+    )?;
     if points.is_empty() {
         return Err("no validation positions".into());
     }
@@ -135,8 +135,8 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         "{} validation positions ({wins} won, {losses} lost, {} drawn for the side to move)",
         points.len(),
         points.len() - wins - losses
-    );
-    say!("evaluation        K   cross-entropy  expected score at +100 / +300");
+    )?;
+    say!("evaluation        K   cross-entropy  expected score at +100 / +300")?;
     type Column = fn(&Point) -> f64;
     let rows: [(&str, Column); 3] = [
         ("base net", |p| p.base),
@@ -152,19 +152,19 @@ pub fn run(cfg: &Config) -> Result<(), String> {
             cross_entropy(&points, x, k),
             expected(k, 100.0),
             expected(k, 300.0)
-        );
+        )?;
     }
     say!(
         "slope of the net on the base net: {:.3}; on the search scores: {:.3}",
         slope(&points, |p| p.base, |p| p.net),
         slope(&points, |p| p.search, |p| p.net)
-    );
+    )?;
     // What `shears-tune nnue --output-scale` needs to give the net the base net's K: the search
     // margins were tuned on the base net's scale.
     say!(
         "the net matches the base net's K with its output layer times {:.4} (--output-scale)",
         k_of[0] / k_of[1]
-    );
+    )?;
     Ok(())
 }
 

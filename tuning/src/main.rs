@@ -187,7 +187,7 @@ fn main() {
                         level: args.num("--level", 9)?,
                     };
                     match store::pack(&cfg)? {
-                        None => say!("nothing new to pack in {}", cfg.from.display()),
+                        None => say!("nothing new to pack in {}", cfg.from.display())?,
                         Some(f) => say!(
                             "packed {} games, {} positions ({} kept) into {} ({} bytes, {:.3} per position)",
                             f.counts.games,
@@ -196,7 +196,7 @@ fn main() {
                             cfg.to.join(&f.name).display(),
                             f.bytes,
                             f.bytes as f64 / f.counts.positions.max(1) as f64
-                        ),
+                        )?,
                     }
                     store::run_check(&cfg.to, false)
                 }
@@ -217,7 +217,7 @@ fn main() {
             recipe.check_inputs()?;
             nnue_train::run(&nnue_train::config_of(&recipe, &out, !args.has("--quiet"))?)?;
             for line in recipe.compare_nets(&out)? {
-                say!("{line}");
+                say!("{line}")?;
             }
             Ok(())
         })(),

@@ -5,7 +5,7 @@
 //! goes through [`write_report`] instead ([`print_report`], or a line at a time [`say!`]): a
 //! reader that has gone is not an error, as it is not for `cat`, and the command goes on to
 //! its own result (a failing `data check` still fails); any other failure to write is an
-//! error.
+//! error, returned like every other.
 
 use std::io::{ErrorKind, Write};
 
@@ -23,19 +23,11 @@ pub(crate) fn print_report(text: &str) -> Result<(), String> {
     write_report(&mut std::io::stdout().lock(), text)
 }
 
-/// One line of a report on stdout, through [`write_report`]. A failure other than a closed
-/// pipe ends the program with the error and exit status 1, where `println!` would panic.
-pub(crate) fn say_line(text: &str) {
-    if let Err(e) = print_report(&format!("{text}\n")) {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    }
-}
-
-/// `println!` for reports: the arguments of `format!`, written by [`say_line`].
+/// `println!` for reports: the arguments of `format!` and a newline, written by
+/// [`print_report`]; its `Result` goes to the caller (`say!(...)?`).
 macro_rules! say {
     ($($arg:tt)*) => {
-        $crate::report::say_line(&format!($($arg)*))
+        $crate::report::print_report(&format!("{}\n", format_args!($($arg)*)))
     };
 }
 pub(crate) use say;

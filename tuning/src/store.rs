@@ -458,14 +458,14 @@ pub fn run_check(path: &Path, deep: bool) -> Result<(), String> {
             check_files(&dir)?;
         }
         if let Some(m) = Manifest::load(&dir)? {
-            print_manifest(&dir, &m);
+            print_manifest(&dir, &m)?;
         }
     }
     Ok(())
 }
 
 /// One generation in a few lines.
-pub fn print_manifest(dir: &Path, m: &Manifest) {
+pub fn print_manifest(dir: &Path, m: &Manifest) -> Result<(), String> {
     let t = &m.totals;
     let (w, d, b) = t.result_split();
     say!(
@@ -479,7 +479,7 @@ pub fn print_manifest(dir: &Path, m: &Manifest) {
         t.kept,
         m.bytes,
         m.bytes_per_position
-    );
+    )
 }
 
 #[cfg(test)]
