@@ -626,11 +626,48 @@ fn fixed_values(cfg: &Config) -> Result<Vec<(&'static ParamSpec, i32)>, String> 
     }
 }
 
+/// What plays the games, by checksum: this binary's built-in net (in-process), or the engine
+/// binary fastchess drives (which carries its net). Kept in `net.txt`, one line `net <default>
+/// SHA256` or `engine PATH SHA256`. A run resumed with another is refused, as is a run from
+/// before `net.txt` (its games' net is unknown): an SPSA path is only meaningful on one net.
+fn check_net(cfg: &Config) -> Result<(), String> {
+    let (kind, name) = match &cfg.runner {
+        Runner::InProcess => ("net", "<default>".to_string()),
+        Runner::Fastchess { engine, .. } => ("engine", engine.to_string_lossy().into_owned()),
+    };
+    let sha = crate::gamedata::net_sha256(&name)?;
+    let path = cfg.out.join("net.txt");
+    match std::fs::read_to_string(&path) {
+        Ok(kept) => {
+            let words: Vec<&str> = kept.split_whitespace().collect();
+            if words.first() == Some(&kind) && words.last() == Some(&sha.as_str()) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{} began with another {kind} ({}: {}); this one is {name} {}: start a new --out folder",
+                    cfg.out.display(),
+                    path.display(),
+                    kept.trim(),
+                    &sha[..16]
+                ))
+            }
+        }
+        Err(_) if cfg.out.join("values.csv").exists() => Err(format!(
+            "{} has no net.txt: it began before runs recorded their net, so the net of its games \
+             is unknown; start a new --out folder",
+            cfg.out.display()
+        )),
+        Err(_) => std::fs::write(&path, format!("{kind} {name} {sha}\n"))
+            .map_err(|e| format!("{}: {e}", path.display())),
+    }
+}
+
 pub fn run(cfg: &Config) -> Result<Spsa, String> {
     if cfg.params.is_empty() {
         return Err("no parameters to tune".to_string());
     }
     std::fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    check_net(cfg)?;
     let cfg = &Config {
         fixed: fixed_values(cfg)?,
         ..cfg.clone()
@@ -961,6 +998,26 @@ mod tests {
             run(&cfg)
                 .err()
                 .is_some_and(|e| e.contains("which is tuned"))
+        );
+        // The net of the games: net.txt names the built-in net by checksum; a run begun with
+        // another net (its line rewritten here) or before net.txt existed is refused.
+        cfg.out = dir.join("run");
+        cfg.fixed = Vec::new();
+        let net_txt = cfg.out.join("net.txt");
+        let kept = std::fs::read_to_string(&net_txt).unwrap();
+        let builtin = crate::gamedata::net_sha256("<default>").unwrap();
+        assert_eq!(kept, format!("net <default> {builtin}\n"));
+        std::fs::write(&net_txt, format!("net <default> {}\n", "0".repeat(64))).unwrap();
+        assert!(
+            run(&cfg)
+                .err()
+                .is_some_and(|e| e.contains("began with another net"))
+        );
+        std::fs::remove_file(&net_txt).unwrap();
+        assert!(
+            run(&cfg)
+                .err()
+                .is_some_and(|e| e.contains("has no net.txt"))
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
