@@ -1050,6 +1050,71 @@ mod tests {
         assert_eq!(p.LMR_BASE, Params::default().LMR_BASE);
     }
 
+    /// Under fastchess, net.txt names the engine binary (which carries its net) by checksum: the
+    /// same bytes resume, a rebuilt binary or a run begun in process is refused.
+    #[test]
+    fn a_fastchess_run_keeps_its_engine_binary() {
+        let dir = std::env::temp_dir().join(format!("shears-checknet-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let engine = dir.join("engine-bin");
+        std::fs::write(&engine, b"first build").unwrap();
+        let mut cfg = Config {
+            params: select_params("RFP_MUL").unwrap(),
+            iterations: 1,
+            budget_s: None,
+            pairs: 1,
+            tc: TimeControl::Nodes(300),
+            concurrency: 1,
+            book: PathBuf::new(),
+            out: dir.join("run"),
+            runner: Runner::Fastchess {
+                fastchess: "fastchess".to_string(),
+                engine: engine.clone(),
+            },
+            seed: 1,
+            hash_mb: 1,
+            adjudication: Adjudication::default(),
+            progress: false,
+            start: Vec::new(),
+            fixed: Vec::new(),
+            r_end: shears::params::DEFAULT_R_END,
+            games_out: None,
+        };
+        std::fs::create_dir_all(&cfg.out).unwrap();
+        check_net(&cfg).unwrap();
+        let kept = std::fs::read_to_string(cfg.out.join("net.txt")).unwrap();
+        let sha = crate::gamedata::net_sha256(&engine.to_string_lossy()).unwrap();
+        assert_eq!(kept, format!("engine {} {sha}\n", engine.display()));
+        check_net(&cfg).unwrap();
+        // The same path, other bytes: a rebuild with another net (or other code).
+        std::fs::write(&engine, b"second build").unwrap();
+        assert!(
+            check_net(&cfg)
+                .err()
+                .is_some_and(|e| e.contains("began with another engine"))
+        );
+        // The first bytes again resume; an in-process runner on this folder is refused.
+        std::fs::write(&engine, b"first build").unwrap();
+        check_net(&cfg).unwrap();
+        cfg.runner = Runner::InProcess;
+        assert!(
+            check_net(&cfg)
+                .err()
+                .is_some_and(|e| e.contains("began with another net"))
+        );
+        // A missing engine binary is an error, not a fresh net.txt.
+        cfg.runner = Runner::Fastchess {
+            fastchess: "fastchess".to_string(),
+            engine: dir.join("no-such-engine"),
+        };
+        cfg.out = dir.join("other");
+        std::fs::create_dir_all(&cfg.out).unwrap();
+        assert!(check_net(&cfg).is_err());
+        assert!(!cfg.out.join("net.txt").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn drift_says_whether_a_path_ended_flat() {
         // Climbed, then flat within c_end over the last fifth: settled.
