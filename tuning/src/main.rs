@@ -4,6 +4,7 @@
 //! - `shears-tune datagen ...`: self-play games in viriformat for training networks.
 //! - `shears-tune data pack|check ...`: keeps training data in the repository (`data/genN`).
 //! - `shears-tune nnue ...`: trains the evaluation network on such games.
+//! - `shears-tune nnue-quantise ...`: quantises a training checkpoint with another output scale.
 //! - `shears-tune verify ...`: plays tuned values against the defaults, Elo with error bars.
 //! - `shears-tune eval-scale ...`: compares the scale of a net's evaluation with another net's.
 //! - `shears-tune wdl-fit ...`: fits the win/draw/loss model of `UCI_ShowWDL` to games.
@@ -57,6 +58,8 @@ const USAGE: &str = "usage:
                    (SRC: a data directory or one data file; every run writes DIR/recipe.txt;
                     an --init NET narrower than --hidden is widened, its outputs unchanged)
   shears-tune nnue --recipe FILE --out DIR [--quiet]   (trains again, compares the nets' checksums)
+  shears-tune nnue-quantise --checkpoint DIR/checkpoint.bin --output-scale F --out FILE
+                   (the checkpoint's epoch quantised with another output scale)
   shears-tune eval-scale --data DIR[,DIR...] [--net FILE] [--base-net nets/default.nnue] [--limit N]
   shears-tune wdl-fit --data DIR[,DIR...] [--net nets/default.nnue] [--out src/eval/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]";
 
@@ -261,6 +264,17 @@ fn main() {
                     .transpose()
                     .map_err(|_| "--pause-after: not a number".to_string())?,
             })
+        })(),
+        "nnue-quantise" => (|| {
+            let checkpoint = args.path("--checkpoint")?;
+            let out = args.path("--out")?;
+            let scale = args.num("--output-scale", 1.0f32)?;
+            let epoch = nnue_train::requantise(&checkpoint, scale, &out)?;
+            say!(
+                "{}: epoch {epoch} of {} with --output-scale {scale}",
+                out.display(),
+                checkpoint.display()
+            )
         })(),
         "eval-scale" => (|| {
             eval_scale::run(&eval_scale::Config {

@@ -985,6 +985,17 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     Ok(())
 }
 
+/// `shears-tune nnue-quantise`: the net a checkpoint's weights make with another
+/// `--output-scale`, written to `out`; returns the checkpoint's epoch. The scale acts only at
+/// quantisation, so this is byte for byte the net a run with that scale writes for the same
+/// epoch (a candidate whose `eval-scale` factor moved is rescaled without training again).
+pub fn requantise(checkpoint: &Path, output_scale: f32, out: &Path) -> Result<usize, String> {
+    let (model, _, epoch) = load_checkpoint(checkpoint)?;
+    let net = model.quantise_scaled(output_scale)?;
+    write_file(out, &net.to_bytes())?;
+    Ok(epoch)
+}
+
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -1434,6 +1445,23 @@ mod tests {
         assert_eq!((m, a.t, e), (old, 17, 3));
         std::fs::write(&path, b"SHCKPT01 but short").unwrap();
         assert!(load_checkpoint(&path).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_requantised_checkpoint_is_the_net_its_scale_would_have_written() {
+        let dir = std::env::temp_dir().join(format!("shears-nnue-requant-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (ckpt, out) = (dir.join("checkpoint.bin"), dir.join("net.nnue"));
+        let model = Model::new(16, 2, Layout::Plain, 5);
+        save_checkpoint(&ckpt, &model, &Adam::new(model.w.len()), 7).unwrap();
+        assert_eq!(requantise(&ckpt, 0.8, &out).unwrap(), 7);
+        let written = std::fs::read(&out).unwrap();
+        assert_eq!(written, model.quantise_scaled(0.8).unwrap().to_bytes());
+        assert_ne!(written, model.quantise_scaled(1.0).unwrap().to_bytes());
+        assert!(requantise(&ckpt, -1.0, &out).is_err());
+        std::fs::write(&ckpt, b"not a checkpoint").unwrap();
+        assert!(requantise(&ckpt, 0.8, &out).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
