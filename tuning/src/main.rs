@@ -268,7 +268,12 @@ fn main() {
         "nnue-quantise" => (|| {
             let checkpoint = args.path("--checkpoint")?;
             let out = args.path("--out")?;
-            let scale = args.num("--output-scale", 1.0f32)?;
+            // No default: a forgotten factor would write the checkpoint's net unscaled.
+            let scale: f32 = args
+                .get("--output-scale")
+                .ok_or("--output-scale F is required")?
+                .parse()
+                .map_err(|_| "--output-scale: not a number".to_string())?;
             let epoch = nnue_train::requantise(&checkpoint, scale, &out)?;
             say!(
                 "{}: epoch {epoch} of {} with --output-scale {scale}",
