@@ -177,10 +177,15 @@ impl Recipe {
     }
 
     /// Compares the nets in `out` with the recipe's checksums: the lines to print, or an
-    /// error naming every net that differs.
+    /// error naming every net that differs. A recipe without `net` lines is a new run's
+    /// settings (a candidate that changes one setting of the default's recipe): its nets are
+    /// new, and that is said, not failed.
     pub fn compare_nets(&self, out: &Path) -> Result<Vec<String>, String> {
         if self.nets.is_empty() {
-            return Err("the recipe lists no nets to compare".into());
+            return Ok(vec![format!(
+                "the recipe lists no nets: those in {} are new, compared with nothing",
+                out.display()
+            )]);
         }
         let (mut same, mut differ) = (Vec::new(), Vec::new());
         for (name, sum) in &self.nets {
@@ -244,6 +249,16 @@ mod tests {
             assert!(Recipe::parse(&text, "t").is_err(), "{bad}");
         }
         assert!(Recipe::parse("commit x\n", "t").is_err(), "no data");
+        // Without `net` lines there is nothing to compare: said, not failed; with one, a
+        // missing net is an error.
+        let new_run = Recipe {
+            nets: Vec::new(),
+            ..r.clone()
+        };
+        let out = Path::new("/nonexistent/shears-recipe-test");
+        let said = new_run.compare_nets(out).unwrap();
+        assert!(said.len() == 1 && said[0].contains("compared with nothing"), "{said:?}");
+        assert!(r.compare_nets(out).is_err(), "best.nnue is missing");
     }
 
     /// Net 5, the default since 2026-11-24, was trained before recipes existed, on data that
