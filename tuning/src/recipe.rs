@@ -257,7 +257,10 @@ mod tests {
         };
         let out = Path::new("/nonexistent/shears-recipe-test");
         let said = new_run.compare_nets(out).unwrap();
-        assert!(said.len() == 1 && said[0].contains("compared with nothing"), "{said:?}");
+        assert!(
+            said.len() == 1 && said[0].contains("compared with nothing"),
+            "{said:?}"
+        );
         assert!(r.compare_nets(out).is_err(), "best.nnue is missing");
     }
 
