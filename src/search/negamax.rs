@@ -375,7 +375,9 @@ impl Worker {
                 }
                 if is_quiet && !gives_check {
                     // Futility pruning: even a good quiet will not reach alpha.
+                    // (The reduced depth can be 0, so 0 must be tested apart to mean off.)
                     if !in_check
+                        && p.FP_MAX_DEPTH > 0
                         && lmr_depth <= p.FP_MAX_DEPTH
                         && static_eval + futility_margin(p, lmr_depth) <= alpha
                     {
@@ -384,7 +386,8 @@ impl Worker {
                         continue;
                     }
                     // History pruning: quiets that keep failing here.
-                    if lmr_depth <= p.HP_MAX_DEPTH && stat < -p.HP_MUL * depth {
+                    if p.HP_MAX_DEPTH > 0 && lmr_depth <= p.HP_MAX_DEPTH && stat < -p.HP_MUL * depth
+                    {
                         self.state.stats.history_pruned += 1;
                         continue;
                     }
