@@ -6,8 +6,8 @@
 //! `cargo test --release --lib` (2026-12-02, net 13): one move of 38 nodes took 495 ms of
 //! wall time, another of 4,096 nodes 760 ms, while its budget was about 12 ms: the thread
 //! was not running, which is the scheduler, not the time manager. Run alone (datagen at
-//! nice 19 beside it), it lost once in 50 runs; in 40 of them, timed move by move, no move
-//! came within 63 ms of the clock.
+//! nice 19 beside it), it failed once in 50 runs (the first 10, whose failure reason was not
+//! kept); in the 15 runs timed move by move, no move came within 63 ms of the clock.
 
 use shears::Engine;
 use shears::position::{Position, START_FEN};
