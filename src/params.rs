@@ -246,6 +246,14 @@ define_params! {
     TM_NODES_MUL         = 1000,    0,  2000,  50, "soft scale per share of nodes on the best move";
 }
 
+/// The `_MAX_DEPTH` rule in one place: a technique with threshold `max` works at `depth` when
+/// `depth <= max`, and `max == 0` switches it off even where the depth it is given can be 0
+/// (futility and history pruning gate on the reduced depth of late move reductions).
+#[inline]
+pub(crate) fn at_or_below(depth: i32, max: i32) -> bool {
+    max > 0 && depth <= max
+}
+
 /// Each search technique and the parameter settings that switch it off (every value inside
 /// its parameter's range, so a `setoption` does it in the release build).
 pub const TECHNIQUES: &[(&str, &[(&str, i32)])] = &[
@@ -347,6 +355,15 @@ pub fn weather_factory_json() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_depth_zero_is_off_at_every_depth_including_zero() {
+        for d in 0..=64 {
+            assert!(!at_or_below(d, 0), "max 0 must be off at depth {d}");
+        }
+        assert!(at_or_below(0, 3) && at_or_below(3, 3));
+        assert!(!at_or_below(4, 3));
+    }
 
     #[test]
     fn every_name_follows_the_naming_rule() {

@@ -9,7 +9,7 @@ use super::worker::Worker;
 use crate::history::PieceTo;
 use crate::movepick::{MovePicker, is_noisy, quiet_score};
 use crate::moves::Move16;
-use crate::params::Params;
+use crate::params::{Params, at_or_below};
 use crate::score::{DRAW, INFINITE, MATE_BOUND, MAX_PLY, is_mate_score, mate_in, mated_in};
 use crate::see;
 use crate::tt::{Bound, Entry};
@@ -269,7 +269,10 @@ impl Worker {
         let prunable = !N::PV && !in_check && !singular_search;
 
         // Step 6. Razoring: hopeless nodes near the horizon go straight to quiescence.
-        if prunable && depth <= p.RAZOR_MAX_DEPTH && eval + razor_margin(p, depth) <= alpha {
+        if prunable
+            && at_or_below(depth, p.RAZOR_MAX_DEPTH)
+            && eval + razor_margin(p, depth) <= alpha
+        {
             let score = self.qsearch::<NonPv>(sh, alpha, alpha + 1, true);
             if score <= alpha {
                 self.state.stats.razor += 1;
@@ -280,7 +283,7 @@ impl Worker {
         // Step 7. Reverse futility pruning: far enough above beta that no move will fall
         // below it.
         if prunable
-            && depth <= p.RFP_MAX_DEPTH
+            && at_or_below(depth, p.RFP_MAX_DEPTH)
             && !is_mate_score(beta)
             && eval - rfp_margin(p, depth, improving) >= beta
         {
@@ -364,7 +367,7 @@ impl Worker {
             if !N::ROOT && best > -MATE_BOUND && self.state.pos.has_non_pawn_material(turn) {
                 // Late move pruning: enough quiets tried; no more quiets from the picker.
                 if is_quiet
-                    && depth <= p.LMP_MAX_DEPTH
+                    && at_or_below(depth, p.LMP_MAX_DEPTH)
                     && move_count >= lmp_limit(p, depth, improving)
                 {
                     self.state.stats.lmp += 1;
@@ -375,10 +378,8 @@ impl Worker {
                 }
                 if is_quiet && !gives_check {
                     // Futility pruning: even a good quiet will not reach alpha.
-                    // (The reduced depth can be 0, so 0 must be tested apart to mean off.)
                     if !in_check
-                        && p.FP_MAX_DEPTH > 0
-                        && lmr_depth <= p.FP_MAX_DEPTH
+                        && at_or_below(lmr_depth, p.FP_MAX_DEPTH)
                         && static_eval + futility_margin(p, lmr_depth) <= alpha
                     {
                         self.state.stats.futility += 1;
@@ -386,8 +387,7 @@ impl Worker {
                         continue;
                     }
                     // History pruning: quiets that keep failing here.
-                    if p.HP_MAX_DEPTH > 0 && lmr_depth <= p.HP_MAX_DEPTH && stat < -p.HP_MUL * depth
-                    {
+                    if at_or_below(lmr_depth, p.HP_MAX_DEPTH) && stat < -p.HP_MUL * depth {
                         self.state.stats.history_pruned += 1;
                         continue;
                     }
@@ -395,7 +395,7 @@ impl Worker {
                 // SEE pruning: moves that lose too much material.
                 let quiet_rule = is_quiet && !gives_check;
                 let see_depth = if quiet_rule { lmr_depth } else { depth };
-                if depth <= p.SEE_MAX_DEPTH
+                if at_or_below(depth, p.SEE_MAX_DEPTH)
                     && !see::see_ge(
                         self.state.pos.board(),
                         m,
