@@ -238,6 +238,8 @@ impl Model {
 
     /// The output (units of `SCALE` centipawns) and, when `grad` is given, adds
     /// `g * d(out)/d(w)` to it for the `g` that `dloss` returns from the output.
+    /// Always inlined, so that `kernels`' AVX2 copies compile it with AVX2.
+    #[inline(always)]
     fn forward_backward(&self, s: &Sample, acc: &mut [f32], grad: Option<Backward<'_>>) -> f32 {
         let h = self.hidden;
         let (au, at) = acc.split_at_mut(h);
@@ -412,6 +414,98 @@ impl Model {
     }
 }
 
+/// The per-thread loops of training and validation. The portable bodies are compiled twice:
+/// as they are, and with AVX2 enabled, chosen at run time. The AVX2 copy trains 2.2x as
+/// many positions a second on this project's host (an AMD EPYC; 151,000 against 330,000 at
+/// H 512) and writes the same bytes: the loops only widen their vectors, the order of every
+/// sum stays as written, and Rust never fuses a multiply and an add on its own.
+mod kernels {
+    use super::{Model, Sample, sigmoid};
+
+    /// Adds the batch gradient of `part`'s loss (each sample's times `scale`) to `g`, cleared
+    /// first; returns the summed squared error.
+    pub(super) fn grad_part(
+        m: &Model,
+        part: &[Sample],
+        wdl: f32,
+        scale: f32,
+        g: &mut [f32],
+    ) -> f64 {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: `avx2::grad_part` only enables AVX2, which the CPU has just been
+            // reported to have.
+            return unsafe { avx2::grad_part(m, part, wdl, scale, g) };
+        }
+        grad_part_portable(m, part, wdl, scale, g)
+    }
+
+    /// The summed squared error over `part`.
+    pub(super) fn loss_part(m: &Model, part: &[Sample], wdl: f32) -> f64 {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: as in `grad_part`.
+            return unsafe { avx2::loss_part(m, part, wdl) };
+        }
+        loss_part_portable(m, part, wdl)
+    }
+
+    #[inline(always)]
+    pub(super) fn grad_part_portable(
+        m: &Model,
+        part: &[Sample],
+        wdl: f32,
+        scale: f32,
+        g: &mut [f32],
+    ) -> f64 {
+        g.fill(0.0);
+        let mut acc = vec![0.0; 2 * m.hidden];
+        let mut sum = 0.0f64;
+        for s in part {
+            let t = s.target(wdl);
+            let dloss = |out: f32| {
+                let p = sigmoid(out);
+                2.0 * (p - t) * p * (1.0 - p) * scale
+            };
+            let out = m.forward_backward(s, &mut acc, Some((&mut *g, &dloss)));
+            sum += f64::from((sigmoid(out) - t).powi(2));
+        }
+        sum
+    }
+
+    #[inline(always)]
+    pub(super) fn loss_part_portable(m: &Model, part: &[Sample], wdl: f32) -> f64 {
+        let mut acc = vec![0.0; 2 * m.hidden];
+        part.iter()
+            .map(|s| {
+                let p = sigmoid(m.forward_backward(s, &mut acc, None));
+                f64::from((p - s.target(wdl)).powi(2))
+            })
+            .sum::<f64>()
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    pub(super) mod avx2 {
+        use super::super::{Model, Sample};
+
+        #[target_feature(enable = "avx2")]
+        pub(in super::super) fn grad_part(
+            m: &Model,
+            part: &[Sample],
+            wdl: f32,
+            scale: f32,
+            g: &mut [f32],
+        ) -> f64 {
+            super::grad_part_portable(m, part, wdl, scale, g)
+        }
+
+        #[target_feature(enable = "avx2")]
+        pub(in super::super) fn loss_part(m: &Model, part: &[Sample], wdl: f32) -> f64 {
+            super::loss_part_portable(m, part, wdl)
+        }
+    }
+}
+
 /// Mean loss over `samples` (in parallel).
 pub fn loss(model: &Model, samples: &[Sample], wdl: f32, threads: usize) -> f64 {
     if samples.is_empty() {
@@ -421,17 +515,7 @@ pub fn loss(model: &Model, samples: &[Sample], wdl: f32, threads: usize) -> f64 
     let total: f64 = std::thread::scope(|scope| {
         let handles: Vec<_> = samples
             .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut acc = vec![0.0; 2 * model.hidden];
-                    part.iter()
-                        .map(|s| {
-                            let p = sigmoid(model.forward_backward(s, &mut acc, None));
-                            f64::from((p - s.target(wdl)).powi(2))
-                        })
-                        .sum::<f64>()
-                })
-            })
+            .map(|part| scope.spawn(move || kernels::loss_part(model, part, wdl)))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum()
     });
@@ -460,10 +544,10 @@ impl Adam {
 
     /// One AdamW step, with the pulls of `pulls`.
     fn step(&mut self, w: &mut [f32], g: &[f32], lr: f32, pulls: Pulls<'_>) {
-        let Pulls { decay, anchor } = pulls;
         self.t += 1;
         let b1 = 1.0 - BETA1.powi(self.t.min(100_000) as i32);
         let b2 = 1.0 - BETA2.powi(self.t.min(100_000) as i32);
+        let Pulls { decay, anchor } = pulls;
         for (i, (((w, g), m), v)) in w
             .iter_mut()
             .zip(g)
@@ -509,23 +593,7 @@ fn train_batch(
         let handles: Vec<_> = batch
             .chunks(chunk)
             .zip(grads.iter_mut())
-            .map(|(part, g)| {
-                scope.spawn(move || {
-                    g.fill(0.0);
-                    let mut acc = vec![0.0; 2 * m.hidden];
-                    let mut sum = 0.0f64;
-                    for s in part {
-                        let t = s.target(wdl);
-                        let dloss = |out: f32| {
-                            let p = sigmoid(out);
-                            2.0 * (p - t) * p * (1.0 - p) * scale
-                        };
-                        let out = m.forward_backward(s, &mut acc, Some((g.as_mut_slice(), &dloss)));
-                        sum += f64::from((sigmoid(out) - t).powi(2));
-                    }
-                    sum
-                })
-            })
+            .map(|(part, g)| scope.spawn(move || kernels::grad_part(m, part, wdl, scale, g)))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum()
     });
@@ -1151,6 +1219,41 @@ mod tests {
         remirror(&mut data, Mirror::All, &mut rng);
         let flipped = data.iter().filter(|s| s.us != start.us).count();
         assert!((16..=48).contains(&flipped), "{flipped} of 64 mirrored");
+    }
+
+    /// The AVX2 copies of the training loops give the portable loops' bits: every gradient,
+    /// every loss (what lets a recipe rebuild its net on any x86-64 machine).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx2_kernels_give_the_portable_kernels_bits() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("skipped: this CPU has no AVX2");
+            return;
+        }
+        let data = synthetic(300, 11, Layout::Plain);
+        // H 40: a width that is not a multiple of AVX2's 8 lanes, so the tails are covered.
+        let mut model = Model::new(40, 8, Layout::Plain, 5);
+        for j in 0..40 {
+            let at = model.ft_bias_at() + j;
+            model.w[at] = 0.02 * j as f32;
+        }
+        let (mut a, mut b) = (vec![1.0; model.w.len()], vec![-1.0; model.w.len()]);
+        let sa = kernels::grad_part_portable(&model, &data, 0.3, 1.0 / 300.0, &mut a);
+        // SAFETY: AVX2 was reported above.
+        let sb = unsafe { kernels::avx2::grad_part(&model, &data, 0.3, 1.0 / 300.0, &mut b) };
+        assert_eq!(sa.to_bits(), sb.to_bits());
+        assert!(a.iter().any(|x| *x != 0.0), "a gradient that could differ");
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&a), bits(&b));
+        let la = kernels::loss_part_portable(&model, &data, 0.3);
+        // SAFETY: as above.
+        let lb = unsafe { kernels::avx2::loss_part(&model, &data, 0.3) };
+        assert_eq!(la.to_bits(), lb.to_bits());
+        assert_eq!(
+            la.to_bits(),
+            sa.to_bits(),
+            "the loss is the training loop's"
+        );
     }
 
     #[test]
