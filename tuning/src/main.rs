@@ -8,6 +8,7 @@
 //! - `shears-tune verify ...`: plays tuned values against the defaults, Elo with error bars.
 //! - `shears-tune eval-scale ...`: compares the scale of a net's evaluation with another net's.
 //! - `shears-tune wdl-fit ...`: fits the win/draw/loss model of `UCI_ShowWDL` to games.
+//! - `shears-tune node-probe ...`: what datagen's node limit costs and buys in label quality.
 
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -17,6 +18,7 @@ mod eval_scale;
 mod gamedata;
 mod nnue_data;
 mod nnue_train;
+mod node_probe;
 mod openings;
 mod plot;
 mod progress;
@@ -61,7 +63,9 @@ const USAGE: &str = "usage:
   shears-tune nnue-quantise --checkpoint DIR/checkpoint.bin --output-scale F --out FILE
                    (the checkpoint's epoch quantised with another output scale)
   shears-tune eval-scale --data DIR[,DIR...] [--net FILE] [--base-net nets/default.nnue] [--limit N]
-  shears-tune wdl-fit --data DIR[,DIR...] [--net nets/default.nnue] [--out src/eval/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]";
+  shears-tune wdl-fit --data DIR[,DIR...] [--net nets/default.nnue] [--out src/eval/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]
+  shears-tune node-probe --data DIR[,DIR...] [--positions 400] [--limits 1250,2500,5000,10000,20000]
+                         [--reference 200000] [--threads N] [--net <default>|FILE]";
 
 /// `--name value` pairs after the subcommand.
 struct Args(Vec<String>);
@@ -287,6 +291,31 @@ fn main() {
                 net: PathBuf::from(args.get("--net").unwrap_or("nets/default.nnue")),
                 base_net: PathBuf::from(args.get("--base-net").unwrap_or("nets/default.nnue")),
                 limit: args.num("--limit", 200_000)?,
+            })
+        })(),
+        "node-probe" => (|| {
+            let limits = args
+                .get("--limits")
+                .unwrap_or("1250,2500,5000,10000,20000")
+                .split(',')
+                .map(|v| {
+                    v.trim()
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| format!("--limits: '{v}' is not a node count"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            node_probe::run(&node_probe::Config {
+                data: args.paths("--data")?,
+                positions: args.num("--positions", 400)?,
+                limits,
+                reference: args.num("--reference", 200_000)?,
+                threads: args.num(
+                    "--threads",
+                    std::thread::available_parallelism().map_or(1, |n| n.get()),
+                )?,
+                net: args.get("--net").unwrap_or("<default>").to_string(),
             })
         })(),
         "wdl-fit" => (|| {
