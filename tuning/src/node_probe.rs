@@ -235,7 +235,7 @@ mod tests {
     }
 
     #[test]
-    fn a_deeper_search_finds_the_mate_a_tiny_one_may_not_and_costs_more_nodes() {
+    fn a_larger_limit_searches_more_nodes_and_finds_the_mate() {
         // White mates in one (Qd8#); the labels are the side to move's view.
         let pos: Chess = "6k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1"
             .parse::<Fen>()
