@@ -182,15 +182,31 @@ impl Position {
     /// Plays a legal move on top of the stack (copy-make).
     #[inline]
     pub fn make(&mut self, m: Move) {
+        self.make_and_announce(m, |_| ());
+    }
+
+    /// [`Position::make`], calling `announce` once with the new position's key as soon as it
+    /// is known: before the board is copied and the move played when the incremental update
+    /// gives the key, after it when the key needs the new board (a double push next to an
+    /// enemy pawn). The search prefetches its hash table bucket there.
+    #[inline]
+    pub(crate) fn make_and_announce(&mut self, m: Move, mut announce: impl FnMut(u64)) {
         let top = self.top();
-        let mut next = top.clone();
         let hash = top
             .board
             .update_zobrist_hash(Zobrist64(top.hash), m, EnPassantMode::Legal);
+        if let Some(h) = hash {
+            announce(h.0);
+        }
+        let mut next = top.clone();
         next.board.play_unchecked(m);
         next.hash = match hash {
             Some(h) => h.0,
-            None => full_hash(&next.board),
+            None => {
+                let h = full_hash(&next.board);
+                announce(h);
+                h
+            }
         };
         next.plies_from_null += 1;
         self.keys.push(next.hash);
@@ -334,6 +350,25 @@ mod tests {
             "e2e4 d7d5 e4d5 g8f6 f1b5 c7c6 d5c6 d8a5 c6b7 a5b5 b7a8q e8d8 g1f3 c8g4 d2d3 e7e6 e1g1",
         );
         assert_eq!(pos.hash(), full_hash(pos.board()));
+    }
+
+    #[test]
+    fn announced_key_is_the_key_after_the_move() {
+        // Every legal move of positions with castling, en passant and promotions: the key
+        // `make_and_announce` hands out early (for the hash table prefetch) is the new key.
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        ] {
+            let mut pos = Position::from_fen(fen, CastlingMode::Standard).unwrap();
+            for m in pos.board().legal_moves() {
+                let mut announced = None;
+                pos.make_and_announce(m, |key| announced = Some(key));
+                assert_eq!(announced, Some(pos.hash()), "{fen} {m}");
+                pos.unmake();
+            }
+        }
     }
 
     #[test]

@@ -149,13 +149,16 @@ impl Worker {
         self.game.eval.corrected(p, &self.state.pos, raw)
     }
 
-    /// Makes `m`, recording it on the stack for continuation history.
+    /// Makes `m`, recording it on the stack for continuation history and prefetching the
+    /// hash table bucket the child probes first.
     #[inline]
-    fn make_move(&mut self, ply: usize, m: Move) {
+    fn make_move(&mut self, sh: &SearchShared, ply: usize, m: Move) {
         let ss = self.state.stack.at_mut(ply);
         ss.piece_to = Some(PieceTo::of(self.state.pos.turn(), m));
         ss.null_move = false;
-        self.state.pos.make(m);
+        self.state
+            .pos
+            .make_and_announce(m, |key| sh.tt.prefetch(key));
     }
 
     pub(crate) fn negamax<N: Node>(
@@ -426,7 +429,7 @@ impl Worker {
 
             // Step 14. Make the move.
             let nodes_before = self.state.nodes;
-            self.make_move(ply, m);
+            self.make_move(sh, ply, m);
             if extension == 0 && gives_check {
                 extension = p.EXT_CHECK;
             }
@@ -710,7 +713,7 @@ impl Worker {
             if !see::see_ge(self.state.pos.board(), m, threshold) {
                 continue;
             }
-            self.make_move(ply, m);
+            self.make_move(sh, ply, m);
             let mut score = -self.qsearch::<NonPv>(sh, -probcut_beta, -probcut_beta + 1, false);
             if score >= probcut_beta {
                 score = -self.negamax::<NonPv>(

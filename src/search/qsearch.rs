@@ -119,7 +119,9 @@ impl Worker {
             }
             self.state.stack.at_mut(ply).piece_to = Some(PieceTo::of(self.state.pos.turn(), m));
             self.state.stack.at_mut(ply).null_move = false;
-            self.state.pos.make(m);
+            self.state
+                .pos
+                .make_and_announce(m, |key| sh.tt.prefetch(key));
             let score = -self.qsearch::<N>(sh, -beta, -alpha, false);
             self.state.pos.unmake();
             if self.aborted(sh) {
