@@ -23,9 +23,11 @@ use crate::gamedata::{self, Counts, RunInfo};
 use crate::report::say;
 
 /// The data files `sources` name, in the order they are read: a directory gives its data
-/// files in name order, a file itself. Every directory involved (a source, or the directory
-/// of a file given alone) is checked against its manifest first, once (see [`check_files`]),
-/// so a file given alone is still one its manifest vouches for.
+/// files in name order, a data root (a directory with no data files of its own but
+/// generations, as `data/`) its generations' files by generation number, a file itself.
+/// Every directory involved (a source, a generation, or the directory of a file given
+/// alone) is checked against its manifest first, once (see [`check_files`]), so a file given
+/// alone is still one its manifest vouches for.
 pub fn resolve(sources: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut checked: Vec<PathBuf> = Vec::new();
     let mut check = |dir: &Path| -> Result<(), String> {
@@ -38,8 +40,20 @@ pub fn resolve(sources: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for source in sources {
         if source.is_dir() {
-            check(source)?;
-            files.extend(gamedata::data_files(source)?);
+            let own = gamedata::data_files(source)?;
+            let generations = if own.is_empty() {
+                generations(source)?
+            } else {
+                Vec::new()
+            };
+            if generations.is_empty() {
+                check(source)?;
+                files.extend(own);
+            }
+            for (_, dir) in generations {
+                check(&dir)?;
+                files.extend(gamedata::data_files(&dir)?);
+            }
         } else if gamedata::is_raw(source) || gamedata::is_packed(source) {
             if !source.is_file() {
                 return Err(format!("{}: no such data file", source.display()));
@@ -584,6 +598,44 @@ mod tests {
         assert!(check_deep(&store).unwrap_err().contains("0002.vf.xz"));
         let _ = std::fs::remove_dir_all(&scratch);
         let _ = std::fs::remove_dir_all(&store);
+    }
+
+    /// A data root reads as its generations, by number (gen2 before gen10), each checked.
+    #[test]
+    fn a_data_root_reads_as_its_generations_in_number_order() {
+        let (scratch, root) = (temp_dir("root-scratch"), temp_dir("root"));
+        let run = RunInfo::new(3, "test", "<default>").unwrap();
+        let w = GameWriter::create(&scratch, &run, 0).unwrap();
+        for (seed, plies, gen_number) in [(0, 20, 10), (1, 30, 2)] {
+            w.write(&test_game(seed, plies)).unwrap();
+            let mut c = cfg(&scratch, &root.join(format!("gen{gen_number}")));
+            c.generation = Some(gen_number);
+            pack(&c).unwrap().unwrap();
+        }
+        let files = resolve(std::slice::from_ref(&root)).unwrap();
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| f.strip_prefix(&root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, ["gen2/0001.vf.xz", "gen10/0001.vf.xz"]);
+        // gen2 packed both games (the scratch held two by then), gen10 the first.
+        let mut n = 0;
+        for_each_game(std::slice::from_ref(&root), |_| {
+            n += 1;
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(n, 3);
+        // A damaged generation fails the root too.
+        let path = root.join("gen10/0001.vf.xz");
+        let mut bad = std::fs::read(&path).unwrap();
+        let at = bad.len() / 2;
+        bad[at] ^= 1;
+        std::fs::write(&path, &bad).unwrap();
+        let err = resolve(std::slice::from_ref(&root)).unwrap_err();
+        assert!(err.contains("gen10"), "{err}");
+        let _ = std::fs::remove_dir_all(&scratch);
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     /// The generations kept in the repository agree with their manifests (checksums, sizes,
