@@ -23,8 +23,8 @@ use crate::gamedata::{self, Counts, RunInfo};
 use crate::report::say;
 
 /// The data files `sources` name, in the order they are read: a directory gives its data
-/// files in name order, a data root (a directory with no data files of its own but
-/// generations, as `data/`) its generations' files by generation number, a file itself.
+/// files in name order, a data root (see [`directories_of`]) its generations' files by
+/// generation number, a file itself.
 /// Every directory involved (a source, a generation, or the directory of a file given
 /// alone) is checked against its manifest first, once (see [`check_files`]), so a file given
 /// alone is still one its manifest vouches for.
@@ -40,17 +40,7 @@ pub fn resolve(sources: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for source in sources {
         if source.is_dir() {
-            let own = gamedata::data_files(source)?;
-            let generations = if own.is_empty() {
-                generations(source)?
-            } else {
-                Vec::new()
-            };
-            if generations.is_empty() {
-                check(source)?;
-                files.extend(own);
-            }
-            for (_, dir) in generations {
+            for dir in directories_of(source)? {
                 check(&dir)?;
                 files.extend(gamedata::data_files(&dir)?);
             }
@@ -451,21 +441,30 @@ pub fn generations(root: &Path) -> Result<Vec<(u32, PathBuf)>, String> {
     Ok(out)
 }
 
+/// The directories a path stands for: a data root (no manifest of its own, generations
+/// under it, as `data/`) its generations by number; anything else (a generation, a scratch
+/// folder of raw files) itself.
+fn directories_of(path: &Path) -> Result<Vec<PathBuf>, String> {
+    if !Manifest::path(path).exists() {
+        let gens = generations(path)?;
+        if !gens.is_empty() {
+            return Ok(gens.into_iter().map(|(_, dir)| dir).collect());
+        }
+    }
+    Ok(vec![path.to_path_buf()])
+}
+
 /// `data check [ROOT|GEN] [--deep]`: checks one generation, or every generation under a root,
 /// and prints what each holds.
 pub fn run_check(path: &Path, deep: bool) -> Result<(), String> {
-    let gens = if Manifest::path(path).exists() {
-        vec![(0, path.to_path_buf())]
-    } else {
-        generations(path)?
-    };
-    if gens.is_empty() {
+    let dirs = directories_of(path)?;
+    if !dirs.iter().all(|d| Manifest::path(d).exists()) {
         return Err(format!(
             "{}: no generation with a {MANIFEST}",
             path.display()
         ));
     }
-    for (_, dir) in gens {
+    for dir in dirs {
         if deep {
             check_deep(&dir)?;
         } else {
@@ -507,6 +506,25 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    fn count_games(source: &Path) -> usize {
+        let mut n = 0;
+        for_each_game(&[source.to_path_buf()], |_| {
+            n += 1;
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
+        n
+    }
+
+    /// Flips one bit in the middle of a file; returns the file as it was.
+    fn damage(path: &Path) -> Vec<u8> {
+        let good = std::fs::read(path).unwrap();
+        let mut bad = good.clone();
+        bad[good.len() / 2] ^= 1;
+        std::fs::write(path, &bad).unwrap();
+        good
     }
 
     fn cfg(from: &Path, to: &Path) -> PackConfig {
@@ -555,21 +573,11 @@ mod tests {
         assert_eq!(m.totals.positions, 110);
         assert_eq!(m.runs.len(), 2);
         check_deep(&store).unwrap();
-        let mut n = 0;
-        for_each_game(std::slice::from_ref(&store), |_| {
-            n += 1;
-            std::ops::ControlFlow::Continue(())
-        })
-        .unwrap();
-        assert_eq!(n, 5);
+        assert_eq!(count_games(&store), 5);
 
         // One byte changed: the check and every reader name the file.
         let path = store.join("0001.vf.xz");
-        let good = std::fs::read(&path).unwrap();
-        let mut bad = good.clone();
-        let at = bad.len() / 2;
-        bad[at] ^= 1;
-        std::fs::write(&path, &bad).unwrap();
+        let good = damage(&path);
         let err = check_files(&store).unwrap_err();
         assert!(
             err.contains("0001.vf.xz") && err.contains("sha256"),
@@ -619,19 +627,9 @@ mod tests {
             .collect();
         assert_eq!(names, ["gen2/0001.vf.xz", "gen10/0001.vf.xz"]);
         // gen2 packed both games (the scratch held two by then), gen10 the first.
-        let mut n = 0;
-        for_each_game(std::slice::from_ref(&root), |_| {
-            n += 1;
-            std::ops::ControlFlow::Continue(())
-        })
-        .unwrap();
-        assert_eq!(n, 3);
+        assert_eq!(count_games(&root), 3);
         // A damaged generation fails the root too.
-        let path = root.join("gen10/0001.vf.xz");
-        let mut bad = std::fs::read(&path).unwrap();
-        let at = bad.len() / 2;
-        bad[at] ^= 1;
-        std::fs::write(&path, &bad).unwrap();
+        damage(&root.join("gen10/0001.vf.xz"));
         let err = resolve(std::slice::from_ref(&root)).unwrap_err();
         assert!(err.contains("gen10"), "{err}");
         let _ = std::fs::remove_dir_all(&scratch);
