@@ -417,8 +417,9 @@ impl Model {
 /// The per-thread loops of training and validation. The portable bodies are compiled twice:
 /// as they are, and with AVX2 enabled, chosen at run time. The AVX2 copy trains 2.5x as
 /// many positions a second on this project's host (an AMD EPYC; 151,000 against 385,000 at
-/// H 512, docs/nnue.md) and writes the same bytes: the loops only widen their vectors, the order of every
-/// sum stays as written, and Rust never fuses a multiply and an add on its own.
+/// H 512, docs/nnue.md) and writes the same bytes: the loops only widen their vectors, the
+/// order of every sum stays as written, and Rust never fuses a multiply and an add on its
+/// own.
 mod kernels {
     use super::{Model, Sample, sigmoid};
 
