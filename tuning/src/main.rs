@@ -53,7 +53,7 @@ const USAGE: &str = "usage:
   shears-tune datagen --stats DIR
   shears-tune data pack --from SCRATCH --to data/genN [--generation N --about TEXT] [--level 0-9]
   shears-tune data check [data|data/genN] [--deep]
-  shears-tune nnue --data SRC[,SRC...] [--valid SRC[,SRC...]] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored] [--epochs 10] [--batch 16384]
+  shears-tune nnue --data SRC[,SRC...] [--valid SRC[,SRC...]] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored|kings4] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--init NET [--anchor A]] [--output-scale F]
                    [--pause-after EPOCH] [--quiet]
@@ -240,10 +240,10 @@ fn main() {
                 out: args.path("--out")?,
                 hidden: args.num("--hidden", 128)?,
                 buckets: args.num("--buckets", 1)?,
-                layout: match args.get("--inputs").unwrap_or("plain") {
-                    "plain" => shears::eval::nnue::Layout::Plain,
-                    "mirrored" => shears::eval::nnue::Layout::Mirrored,
-                    other => return Err(format!("--inputs: {other}: not plain or mirrored")),
+                layout: {
+                    let name = args.get("--inputs").unwrap_or("plain");
+                    shears::eval::nnue::Layout::from_name(name)
+                        .ok_or_else(|| format!("--inputs: {name}: not plain, mirrored or kings4"))?
                 },
                 epochs: args.num("--epochs", 10)?,
                 batch: args.num("--batch", 16384)?,

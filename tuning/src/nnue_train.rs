@@ -1,5 +1,6 @@
-//! `shears-tune nnue`: trains the engine's network, `(768 -> H) x 2 -> B` with SCReLU and B
-//! output buckets by piece count, on the CPU with every core, from viriformat self-play games.
+//! `shears-tune nnue`: trains the engine's network, `(768 K -> H) x 2 -> B` with SCReLU, B
+//! output buckets by piece count and K king buckets (`--inputs`: `plain` and `mirrored` have
+//! one, `kings4` four), on the CPU with every core, from viriformat self-play games.
 //!
 //! - Loss: squared error in sigmoid space, `(sigmoid(out) - target)^2`, where the network's
 //!   output `out` is in units of `SCALE` (400) centipawns and the target blends the game
@@ -10,7 +11,8 @@
 //!   quantised net (`QA` 255 for the feature layer, `QB` 64 for the output) stays in range.
 //! - Augmentation (`--mirror`, default `all`): every epoch each training position is used
 //!   mirrored left to right with chance 1/2 (`exact`: only those where neither side may castle,
-//!   the exact symmetry). It lowered the validation loss by 5% on gen0 (docs/nnue.md).
+//!   the exact symmetry). It lowered the validation loss by 5% on gen0 (docs/nnue.md). The
+//!   mirrored layouts (`mirrored`, `kings4`) see both alike, so there it is off.
 //! - One game in twenty is held out (whole games, so no position leaks into both); the
 //!   validation loss is measured after every epoch.
 //! - Checkpoints (`DIR/checkpoint.bin`: weights and optimiser state) after every epoch; a run
@@ -31,7 +33,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use shakmaty::{Chess, Color, Position as _};
-use shears::eval::nnue::{self, INPUTS, Layout, Network, QA, QB, SCALE, WEIGHT_CLIP};
+use shears::eval::nnue::{self, Layout, Network, QA, QB, SCALE, WEIGHT_CLIP};
 
 use crate::nnue_data::skip_reason;
 use crate::recipe::{Pinned, Recipe};
@@ -188,7 +190,7 @@ pub struct Model {
     pub buckets: usize,
     /// How the features were computed (`nnue::Layout`).
     pub layout: Layout,
-    /// `INPUTS` rows of `hidden`, then `hidden` biases, then `2 * hidden` output weights per
+    /// `layout.inputs()` rows of `hidden`, then `hidden` biases, then `2 * hidden` output weights per
     /// bucket, then the output bias per bucket: one flat vector, so the optimiser treats every
     /// weight alike.
     pub w: Vec<f32>,
@@ -197,16 +199,17 @@ pub struct Model {
 impl Model {
     pub fn new(hidden: usize, buckets: usize, layout: Layout, seed: u64) -> Model {
         let mut rng = StdRng::seed_from_u64(seed);
-        let n = Self::len(hidden, buckets);
+        let inputs = layout.inputs();
+        let n = Self::len(inputs, hidden, buckets);
         let mut w = vec![0.0f32; n];
         let ft = 1.0 / (MAX_FEATURES as f32).sqrt();
         let out = 1.0 / ((2 * hidden) as f32).sqrt();
         for (i, x) in w.iter_mut().enumerate() {
-            *x = if i < INPUTS * hidden {
+            *x = if i < inputs * hidden {
                 rng.random_range(-ft..ft)
-            } else if i < (INPUTS + 1) * hidden {
+            } else if i < (inputs + 1) * hidden {
                 0.0
-            } else if i < (INPUTS + 1 + 2 * buckets) * hidden {
+            } else if i < (inputs + 1 + 2 * buckets) * hidden {
                 rng.random_range(-out..out)
             } else {
                 0.0
@@ -220,20 +223,20 @@ impl Model {
         }
     }
 
-    fn len(hidden: usize, buckets: usize) -> usize {
-        (INPUTS + 1 + 2 * buckets) * hidden + buckets
+    fn len(inputs: usize, hidden: usize, buckets: usize) -> usize {
+        (inputs + 1 + 2 * buckets) * hidden + buckets
     }
 
     fn ft_bias_at(&self) -> usize {
-        INPUTS * self.hidden
+        self.layout.inputs() * self.hidden
     }
 
     fn out_at(&self) -> usize {
-        (INPUTS + 1) * self.hidden
+        (self.layout.inputs() + 1) * self.hidden
     }
 
     fn bias_at(&self) -> usize {
-        (INPUTS + 1 + 2 * self.buckets) * self.hidden
+        (self.layout.inputs() + 1 + 2 * self.buckets) * self.hidden
     }
 
     /// The output (units of `SCALE` centipawns) and, when `grad` is given, adds
@@ -325,7 +328,11 @@ impl Model {
     pub fn from_network(net: &Network) -> Model {
         let (ft_w, ft_b, out_w, out_b) = net.parts();
         let (qa, qb) = (QA as f32, QB as f32);
-        let mut w = Vec::with_capacity(Self::len(net.hidden(), net.buckets()));
+        let mut w = Vec::with_capacity(Self::len(
+            net.layout().inputs(),
+            net.hidden(),
+            net.buckets(),
+        ));
         w.extend(ft_w.iter().chain(ft_b).map(|&x| f32::from(x) / qa));
         w.extend(out_w.iter().map(|&x| f32::from(x) / qb));
         w.extend(out_b.iter().map(|&x| x as f32 / (qa * qb)));
@@ -347,8 +354,8 @@ impl Model {
             return Err(format!("cannot widen a net of H={old} to H={hidden}"));
         }
         let mut m = Model::new(hidden, self.buckets, self.layout, seed);
-        for i in 0..=INPUTS {
-            // INPUTS rows of input weights, then the row of biases: the old ones first.
+        for i in 0..=self.layout.inputs() {
+            // The rows of input weights, then the row of biases: the old ones first.
             // (`Model::new` gives the new neurons random input weights and zero biases.)
             m.w[i * hidden..i * hidden + old].copy_from_slice(&self.w[i * old..(i + 1) * old]);
         }
@@ -381,7 +388,10 @@ impl Model {
         }
         let h = self.hidden;
         let q = |x: f32, k: i32| (x * k as f32).round().clamp(-32767.0, 32767.0) as i16;
-        let ft_w = self.w[..INPUTS * h].iter().map(|&x| q(x, QA)).collect();
+        let ft_w = self.w[..self.ft_bias_at()]
+            .iter()
+            .map(|&x| q(x, QA))
+            .collect();
         let ft_b = self.w[self.ft_bias_at()..self.ft_bias_at() + h]
             .iter()
             .map(|&x| q(x, QA))
@@ -619,8 +629,8 @@ pub struct Config {
     pub hidden: usize,
     /// Output buckets (1 to `nnue::MAX_BUCKETS`).
     pub buckets: usize,
-    /// The input layout; under `Mirrored` the `--mirror` augmentation is off (a position and
-    /// its left-right mirror have the same features there).
+    /// The input layout; under a mirrored one the `--mirror` augmentation is off (a position
+    /// and its left-right mirror have the same features there).
     pub layout: Layout,
     pub epochs: usize,
     pub batch: usize,
@@ -717,7 +727,7 @@ fn load_checkpoint(path: &Path) -> Result<(Model, Adam, usize), String> {
     if hidden == 0 || hidden > nnue::MAX_HIDDEN || buckets == 0 || buckets > nnue::MAX_BUCKETS {
         return Err(bad());
     }
-    let n = Model::len(hidden, buckets);
+    let n = Model::len(layout.inputs(), hidden, buckets);
     if bytes.len() != header + 12 * n {
         return Err(bad());
     }
@@ -739,13 +749,6 @@ fn load_checkpoint(path: &Path) -> Result<(Model, Adam, usize), String> {
         },
         epoch,
     ))
-}
-
-fn layout_name(layout: Layout) -> &'static str {
-    match layout {
-        Layout::Plain => "plain",
-        Layout::Mirrored => "mirrored",
-    }
 }
 
 fn mirror_name(mirror: Mirror) -> &'static str {
@@ -785,7 +788,7 @@ fn recipe_of(cfg: &Config, data: &[PathBuf], valid: Option<&[PathBuf]>) -> Resul
     let values = [
         cfg.hidden.to_string(),
         cfg.buckets.to_string(),
-        layout_name(cfg.layout).to_string(),
+        cfg.layout.name().to_string(),
         cfg.epochs.to_string(),
         cfg.batch.to_string(),
         cfg.lr.to_string(),
@@ -837,10 +840,10 @@ pub fn config_of(recipe: &Recipe, out: &Path, progress: bool) -> Result<Config, 
         out: out.to_path_buf(),
         hidden: recipe.num("hidden")?,
         buckets: recipe.num("buckets")?,
-        layout: match recipe.setting("inputs")? {
-            "plain" => Layout::Plain,
-            "mirrored" => Layout::Mirrored,
-            other => return Err(format!("the recipe's inputs '{other}' are unknown")),
+        layout: {
+            let name = recipe.setting("inputs")?;
+            Layout::from_name(name)
+                .ok_or_else(|| format!("the recipe's inputs '{name}' are unknown"))?
         },
         epochs: recipe.num("epochs")?,
         batch: recipe.num("batch")?,
@@ -889,15 +892,16 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         return Err("no training positions".into());
     }
     eprintln!(
-        "nnue: {} training and {} validation positions loaded in {:.1} s; 768 -> {} x 2 -> 1, {} output bucket(s), {:?} inputs",
+        "nnue: {} training and {} validation positions loaded in {:.1} s; {} -> {} x 2 -> 1, {} output bucket(s), {:?} inputs",
         train.len(),
         valid.len(),
         t0.elapsed().as_secs_f64(),
+        cfg.layout.inputs(),
         cfg.hidden,
         cfg.buckets,
         cfg.layout
     );
-    let mirror = if cfg.layout == Layout::Mirrored {
+    let mirror = if cfg.layout.mirrored() {
         Mirror::Off
     } else {
         cfg.mirror
@@ -1308,7 +1312,7 @@ mod tests {
     #[test]
     fn the_quantised_net_matches_the_float_net() {
         // Both layouts: the trainer's features are the engine's.
-        for layout in [Layout::Plain, Layout::Mirrored] {
+        for layout in Layout::ALL {
             quantised_matches_float(layout);
         }
     }
@@ -1412,14 +1416,15 @@ mod tests {
             (wide.hidden, wide.buckets, wide.layout),
             (24, 4, Layout::Plain)
         );
-        assert_eq!(wide.w.len(), Model::len(24, 4));
+        assert_eq!(wide.w.len(), Model::len(nnue::INPUTS, 24, 4));
         for s in &data[..200] {
             let (a, b) = (narrow.eval_cp(s), wide.eval_cp(s));
             assert!((a - b).abs() < 1e-3, "narrow {a}, widened {b}");
         }
         // The new neurons' input weights are random (they can learn), their outputs zero.
-        let new_inputs = (0..INPUTS).flat_map(|i| &wide.w[i * 24 + 8..(i + 1) * 24]);
-        assert!(new_inputs.filter(|&&x| x != 0.0).count() > INPUTS * 8);
+        let inputs = wide.layout.inputs();
+        let new_inputs = (0..inputs).flat_map(|i| &wide.w[i * 24 + 8..(i + 1) * 24]);
+        assert!(new_inputs.filter(|&&x| x != 0.0).count() > inputs * 8);
         let before = wide.w.clone();
         train_for(&mut wide, &data, 1);
         let moved = (0..4).any(|b| {
@@ -1528,13 +1533,15 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("shears-nnue-ckpt-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("checkpoint.bin");
-        let model = Model::new(8, 4, Layout::Mirrored, 9);
-        let mut adam = Adam::new(model.w.len());
-        adam.t = 17;
-        adam.m[3] = 0.25;
-        save_checkpoint(&path, &model, &adam, 4).unwrap();
-        let (m, a, e) = load_checkpoint(&path).unwrap();
-        assert_eq!((m, a, e), (model, adam, 4));
+        for layout in [Layout::Mirrored, Layout::Kings4] {
+            let model = Model::new(8, 4, layout, 9);
+            let mut adam = Adam::new(model.w.len());
+            adam.t = 17;
+            adam.m[3] = 0.25;
+            save_checkpoint(&path, &model, &adam, 4).unwrap();
+            let (m, a, e) = load_checkpoint(&path).unwrap();
+            assert_eq!((m, a, e), (model, adam, 4));
+        }
         // A checkpoint of the first version (no bucket count: one bucket) still resumes.
         let old = Model::new(8, 1, Layout::Plain, 9);
         let mut v1 = b"SHCKPT01".to_vec();

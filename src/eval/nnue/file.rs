@@ -4,20 +4,20 @@
 //! ```text
 //! 0  "SHNN"          magic
 //! 4  u32 version     1 or 2
-//! 8  u32 inputs      768
+//! 8  u32 inputs      768 x the layout's king buckets (`Layout::inputs`)
 //! 12 u32 hidden      H
 //! 16 u32 outputs     B, output buckets (1..=8; by the number of pieces, `output_bucket`)
 //! 20 u32 qa, qb      255, 64
 //! 28 u32 scale       400
 //! 32 u32 layout      version 2 only: the input layout (`Layout::code`); version 1 is Plain
-//! ..  i16 x 768*H    feature weights, feature-major
+//! ..  i16 x inputs*H feature weights, feature-major
 //!    i16 x H         feature biases
 //!    i16 x B*2H      output weights per bucket (side to move, then the other side)
 //!    i32 x B         output bias per bucket
 //!    u64             FNV-1a of every byte above
 //! ```
 
-use super::network::{INPUTS, Layout, MAX_BUCKETS, MAX_HIDDEN, Network, QA, QB, SCALE};
+use super::network::{Layout, MAX_BUCKETS, MAX_HIDDEN, Network, QA, QB, SCALE};
 
 const MAGIC: &[u8; 4] = b"SHNN";
 /// Plain-layout nets are written as version 1 (so such files stay byte for byte what they
@@ -80,9 +80,9 @@ impl Network {
         }
         let (inputs, hidden, buckets) = (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
         let (qa, qb, scale) = (r.u32()?, r.u32()?, r.u32()?);
-        if inputs != INPUTS || buckets == 0 || buckets > MAX_BUCKETS {
+        if buckets == 0 || buckets > MAX_BUCKETS {
             return Err(format!(
-                "architecture {inputs} -> {hidden} x 2 -> 1 with {buckets} output buckets, this engine runs {INPUTS} -> H x 2 -> 1 with 1 to {MAX_BUCKETS}"
+                "architecture {inputs} -> {hidden} x 2 -> 1 with {buckets} output buckets, this engine runs 1 to {MAX_BUCKETS}"
             ));
         }
         if hidden == 0 || hidden > MAX_HIDDEN {
@@ -99,7 +99,14 @@ impl Network {
             let code = r.u32()?;
             Layout::from_code(code).ok_or_else(|| format!("unknown input layout {code}"))?
         };
-        let ft_weights = r.i16s(INPUTS * hidden)?;
+        if inputs != layout.inputs() {
+            return Err(format!(
+                "{inputs} inputs, while the {} layout has {}",
+                layout.name(),
+                layout.inputs()
+            ));
+        }
+        let ft_weights = r.i16s(layout.inputs() * hidden)?;
         let ft_bias = r.i16s(hidden)?;
         let out_weights = r.i16s(2 * hidden * buckets)?;
         let mut out_bias = Vec::with_capacity(buckets);
@@ -130,7 +137,7 @@ impl Network {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(
             HEADER_BYTES_V2
-                + 2 * (INPUTS + 1 + 2 * self.buckets) * self.hidden
+                + 2 * (self.layout.inputs() + 1 + 2 * self.buckets) * self.hidden
                 + 4 * self.buckets
                 + 8,
         );
@@ -138,7 +145,7 @@ impl Network {
         let plain = self.layout == Layout::Plain;
         for v in [
             if plain { 1 } else { 2 },
-            INPUTS as u32,
+            self.layout.inputs() as u32,
             self.hidden as u32,
             self.buckets as u32,
             QA as u32,
@@ -226,10 +233,23 @@ mod tests {
         assert_eq!(back, net);
         // A layout this engine does not know, with a valid checksum: refused.
         let mut bad = bytes.clone();
-        bad[32] = 7;
+        bad[32] = 9;
         reseal(&mut bad);
         let err = Network::from_bytes(&bad).unwrap_err();
         assert!(err.contains("layout"), "{err}");
+        // A king-bucket net: four blocks of inputs, declared in the header and checked.
+        let kings = super::super::network::random_network_with(8, 2, Layout::Kings4, 7);
+        let bytes = kings.to_bytes();
+        assert_eq!(
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]),
+            4 * 768
+        );
+        assert_eq!(Network::from_bytes(&bytes).unwrap(), kings);
+        let mut bad = bytes.clone();
+        bad[32] = 1; // a Mirrored header over Kings4's weights
+        reseal(&mut bad);
+        let err = Network::from_bytes(&bad).unwrap_err();
+        assert!(err.contains("inputs"), "{err}");
         // Version 1 never carries a layout: a plain net is written as it always was.
         assert_eq!(random_network(24, 6).to_bytes()[4], 1);
     }

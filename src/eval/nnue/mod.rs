@@ -14,7 +14,10 @@
 //! right (files a and h swapped) when the viewer's king stands on files e-h, so every view
 //! sees its own king on files a-d and the net's first layer learns one half of the board's
 //! king positions instead of two. A perspective whose king crosses between files d and e is
-//! refreshed from scratch.
+//! refreshed from scratch. `Kings4` is `Mirrored` with four king buckets: four sets of 768
+//! features, one for each group of the viewer's king squares (`KINGS4`: the back rank's
+//! corners, its middle, the second rank, the rest), so the first layer can weigh a piece by
+//! where its own side's king stands; a view whose king changes bucket is refreshed too.
 //!
 //! The accumulators of the search are updated lazily ([`AccumulatorStack`]): the one of a
 //! ply is computed when that ply is evaluated, from the nearest ancestor that is up to date,
@@ -34,6 +37,6 @@ pub(crate) use network::AccumulatorStack;
 #[cfg(test)]
 pub(crate) use network::random_network;
 pub use network::{
-    INPUTS, Layout, MAX_BUCKETS, MAX_HIDDEN, Network, QA, QB, SCALE, WEIGHT_CLIP, feature,
-    features, output_bucket,
+    INPUTS, KINGS4, Layout, MAX_BUCKETS, MAX_HIDDEN, Network, QA, QB, SCALE, View, WEIGHT_CLIP,
+    feature, features, output_bucket,
 };

@@ -5,7 +5,7 @@ use shakmaty::{Chess, Color, Piece, Position as _, Role, Square};
 
 use crate::position::Position;
 
-/// Board features: 2 colours (relative) x 6 piece types x 64 squares.
+/// Board features of one king bucket: 2 colours (relative) x 6 piece types x 64 squares.
 pub const INPUTS: usize = 768;
 /// Scale of the feature weights and biases (and of the clipped activations).
 pub const QA: i32 = 255;
@@ -28,34 +28,100 @@ pub enum Layout {
     Plain,
     /// As `Plain`, flipped left to right when the viewer's king is on files e-h.
     Mirrored,
+    /// As `Mirrored`, with four king buckets: a set of `INPUTS` features for each of four
+    /// groups of the viewer's own king square ([`KINGS4`]).
+    Kings4,
+}
+
+/// `Kings4`'s bucket of the viewer's king square, seen from the viewer (rank 1 its own back
+/// rank) and flipped to files a-d: the back rank's corner files a-b (a king castled short,
+/// g1 or h1, is seen on b1 or a1), the back rank's files c-d (a king at home, or castled
+/// long), the second rank, and the rest of the board.
+#[rustfmt::skip]
+pub const KINGS4: [u8; 64] = [
+    0, 0, 1, 1, 1, 1, 0, 0,
+    2, 2, 2, 2, 2, 2, 2, 2,
+    3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3,
+];
+
+/// How one perspective sees the board under a layout: flipped left to right or not, and in
+/// which king bucket. A view's features change wholesale when this changes (its accumulator
+/// is then rebuilt from scratch).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct View {
+    /// Files a and h swapped (the viewer's king is on files e-h, in a mirrored layout).
+    pub flip: bool,
+    /// The king bucket: which of the layout's sets of `INPUTS` features this view uses.
+    pub bucket: u8,
 }
 
 impl Layout {
+    /// Every layout, in the order of their codes.
+    pub const ALL: [Layout; 3] = [Layout::Plain, Layout::Mirrored, Layout::Kings4];
+
     /// The layout's number in net files.
     pub fn code(self) -> u32 {
         match self {
             Layout::Plain => 0,
             Layout::Mirrored => 1,
+            Layout::Kings4 => 2,
         }
     }
 
     /// The layout of a file's layout code; `None` for an unknown code.
     pub fn from_code(code: u32) -> Option<Layout> {
-        match code {
-            0 => Some(Layout::Plain),
-            1 => Some(Layout::Mirrored),
-            _ => None,
+        Layout::ALL.into_iter().find(|l| l.code() == code)
+    }
+
+    /// The layout's name in trainer flags and recipes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Plain => "plain",
+            Layout::Mirrored => "mirrored",
+            Layout::Kings4 => "kings4",
         }
     }
 
-    /// Whether `perspective`'s view of `board` is flipped left to right.
+    /// The layout of a name ([`Layout::name`]); `None` for an unknown name.
+    pub fn from_name(name: &str) -> Option<Layout> {
+        Layout::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// Whether a view is flipped left to right when its king is on files e-h.
+    pub fn mirrored(self) -> bool {
+        self != Layout::Plain
+    }
+
+    /// King buckets: sets of `INPUTS` features, one of which a view uses at a time.
+    pub fn king_buckets(self) -> usize {
+        match self {
+            Layout::Plain | Layout::Mirrored => 1,
+            Layout::Kings4 => 4,
+        }
+    }
+
+    /// Input features per perspective (rows of the feature transformer).
+    pub fn inputs(self) -> usize {
+        INPUTS * self.king_buckets()
+    }
+
+    /// `perspective`'s view of `board` (a board without that king: unflipped, bucket 0).
     #[inline]
-    pub fn flip(self, board: &Chess, perspective: Color) -> bool {
-        self == Layout::Mirrored
-            && board
-                .board()
-                .king_of(perspective)
-                .is_some_and(|k| k.file() >= shakmaty::File::E)
+    pub fn view(self, board: &Chess, perspective: Color) -> View {
+        let Some(king) = board.board().king_of(perspective) else {
+            return View::default();
+        };
+        let flip = self.mirrored() && king.file() >= shakmaty::File::E;
+        let bucket = match self {
+            Layout::Plain | Layout::Mirrored => 0,
+            Layout::Kings4 => KINGS4[relative(perspective, flip, king)],
+        };
+        View { flip, bucket }
     }
 }
 
@@ -67,17 +133,26 @@ pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
     (pieces.saturating_sub(2) / run).min(buckets.saturating_sub(1))
 }
 
-/// The input feature of `piece` on `sq`, seen from `perspective`, flipped left to right when
-/// `flip` ([`Layout::flip`]).
+/// `sq` as `perspective` sees it: mirrored vertically for Black, and left to right when
+/// `flip`.
 #[inline]
-pub fn feature(perspective: Color, flip: bool, piece: Piece, sq: Square) -> usize {
-    let theirs = usize::from(piece.color != perspective);
+fn relative(perspective: Color, flip: bool, sq: Square) -> usize {
     let vertical = match perspective {
         Color::White => 0,
         Color::Black => 56,
     };
-    let sq = sq as usize ^ vertical ^ if flip { 7 } else { 0 };
-    theirs * 384 + (piece.role as usize - 1) * 64 + sq
+    sq as usize ^ vertical ^ if flip { 7 } else { 0 }
+}
+
+/// The input feature of `piece` on `sq`, seen from `perspective` in `view`
+/// ([`Layout::view`]).
+#[inline]
+pub fn feature(perspective: Color, view: View, piece: Piece, sq: Square) -> usize {
+    let theirs = usize::from(piece.color != perspective);
+    usize::from(view.bucket) * INPUTS
+        + theirs * 384
+        + (piece.role as usize - 1) * 64
+        + relative(perspective, view.flip, sq)
 }
 
 /// Every active feature of `board` from `perspective` in `layout`, for trainers.
@@ -87,10 +162,10 @@ pub fn features(
     layout: Layout,
 ) -> impl Iterator<Item = usize> + '_ {
     let b = board.board();
-    let flip = layout.flip(board, perspective);
+    let view = layout.view(board, perspective);
     b.occupied()
         .into_iter()
-        .filter_map(move |sq| b.piece_at(sq).map(|p| feature(perspective, flip, p, sq)))
+        .filter_map(move |sq| b.piece_at(sq).map(|p| feature(perspective, view, p, sq)))
 }
 
 /// A quantised network.
@@ -99,7 +174,7 @@ pub struct Network {
     pub(super) hidden: usize,
     pub(super) buckets: usize,
     pub(super) layout: Layout,
-    /// Feature weights, `INPUTS` rows of `hidden`.
+    /// Feature weights, `layout.inputs()` rows of `hidden`.
     pub(super) ft_weights: Vec<i16>,
     pub(super) ft_bias: Vec<i16>,
     /// Output weights per bucket: the side to move's `hidden`, then the other side's.
@@ -112,8 +187,11 @@ impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Network(768 -> {} x 2 -> 1, {} output bucket(s), {:?} inputs)",
-            self.hidden, self.buckets, self.layout
+            "Network({} -> {} x 2 -> 1, {} output bucket(s), {:?} inputs)",
+            self.layout.inputs(),
+            self.hidden,
+            self.buckets,
+            self.layout
         )
     }
 }
@@ -137,7 +215,7 @@ impl Network {
                 "{buckets} output buckets, outside 1..={MAX_BUCKETS}"
             ));
         }
-        if ft_weights.len() != INPUTS * hidden
+        if ft_weights.len() != layout.inputs() * hidden
             || ft_bias.len() != hidden
             || out_weights.len() != 2 * hidden * buckets
         {
@@ -195,11 +273,11 @@ impl Network {
     /// `perspective`'s accumulator of `board` from scratch.
     fn refresh_view(&self, board: &Chess, perspective: Color, out: &mut [i16]) {
         out.copy_from_slice(&self.ft_bias);
-        let flip = self.layout.flip(board, perspective);
+        let view = self.layout.view(board, perspective);
         let b = board.board();
         for sq in b.occupied() {
             if let Some(p) = b.piece_at(sq) {
-                add(out, self.row(feature(perspective, flip, p, sq)));
+                add(out, self.row(feature(perspective, view, p, sq)));
             }
         }
     }
@@ -404,16 +482,17 @@ impl AccumulatorStack {
 }
 
 /// Updates `acc` (both views) from the board `before` to the board `after` by the pieces that
-/// left or arrived on each square; a view whose flip changed (its king crossed between files d
-/// and e under [`Layout::Mirrored`]) is refreshed instead.
+/// left or arrived on each square; a view that changed ([`Layout::view`]: its king crossed
+/// between files d and e in a mirrored layout, or into another king bucket) is refreshed
+/// instead.
 fn apply_difference(net: &Network, before: &Chess, after: &Chess, acc: &mut [i16]) {
     let h = net.hidden();
     let (white, black) = acc.split_at_mut(h);
-    let flip = |c: Color| net.layout.flip(after, c);
-    let (white_flip, black_flip) = (flip(Color::White), flip(Color::Black));
-    // A view whose flip changed is rebuilt; the other takes the difference below.
-    let white_moved = white_flip != net.layout.flip(before, Color::White);
-    let black_moved = black_flip != net.layout.flip(before, Color::Black);
+    let view = |c: Color| net.layout.view(after, c);
+    let (white_view, black_view) = (view(Color::White), view(Color::Black));
+    // A view that changed is rebuilt; the other takes the difference below.
+    let white_moved = white_view != net.layout.view(before, Color::White);
+    let black_moved = black_view != net.layout.view(before, Color::Black);
     if white_moved {
         net.refresh_view(after, Color::White, white);
     }
@@ -429,18 +508,18 @@ fn apply_difference(net: &Network, before: &Chess, after: &Chess, acc: &mut [i16
         }
         for sq in old & !new {
             if !white_moved {
-                sub(white, net.row(feature(Color::White, white_flip, piece, sq)));
+                sub(white, net.row(feature(Color::White, white_view, piece, sq)));
             }
             if !black_moved {
-                sub(black, net.row(feature(Color::Black, black_flip, piece, sq)));
+                sub(black, net.row(feature(Color::Black, black_view, piece, sq)));
             }
         }
         for sq in new & !old {
             if !white_moved {
-                add(white, net.row(feature(Color::White, white_flip, piece, sq)));
+                add(white, net.row(feature(Color::White, white_view, piece, sq)));
             }
             if !black_moved {
-                add(black, net.row(feature(Color::Black, black_flip, piece, sq)));
+                add(black, net.row(feature(Color::Black, black_view, piece, sq)));
             }
         }
     }
@@ -468,7 +547,7 @@ pub(crate) fn random_network_with(
         x ^= x << 17;
         ((x >> 33) as i32 % (2 * range + 1) - range) as i16
     };
-    let ft_weights = (0..INPUTS * hidden).map(|_| next(300)).collect();
+    let ft_weights = (0..layout.inputs() * hidden).map(|_| next(300)).collect();
     let ft_bias = (0..hidden).map(|_| next(200)).collect();
     let out_weights = (0..2 * hidden * buckets).map(|_| next(120)).collect();
     let out_bias = (0..buckets).map(|_| i32::from(next(500))).collect();
@@ -516,7 +595,7 @@ mod tests {
 
     #[test]
     fn incremental_accumulators_equal_a_refresh_along_random_walks() {
-        for layout in [Layout::Plain, Layout::Mirrored] {
+        for layout in Layout::ALL {
             walk_and_compare(layout);
         }
     }
@@ -526,12 +605,18 @@ mod tests {
         let net = random_network_with(32, 8, layout, 7);
         let mut stack = AccumulatorStack::default();
         let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut checked = 0;
+        let (mut checked, mut bucket_changes) = (0, 0);
         for (fen, mode) in suite_positions() {
             let mut pos = Position::from_fen(&fen, mode).unwrap();
             pos.set_root();
             stack.clear();
+            let mut buckets = [Color::White, Color::Black].map(|c| layout.view(pos.board(), c));
             for step in 0..24 {
+                let now = [Color::White, Color::Black].map(|c| layout.view(pos.board(), c));
+                bucket_changes += (0..2)
+                    .filter(|&i| now[i].bucket != buckets[i].bucket)
+                    .count();
+                buckets = now;
                 assert_eq!(
                     stack.evaluate(&net, &pos),
                     net.evaluate(pos.board()),
@@ -556,11 +641,18 @@ mod tests {
             }
         }
         assert!(checked > 2000, "{checked}");
+        // With king buckets, the walks must cross between them (a refresh on each crossing).
+        if layout.king_buckets() > 1 {
+            assert!(
+                bucket_changes > 100,
+                "{layout:?}: {bucket_changes} bucket changes"
+            );
+        }
     }
 
     #[test]
     fn a_position_and_its_colour_flipped_mirror_evaluate_the_same() {
-        for layout in [Layout::Plain, Layout::Mirrored] {
+        for layout in Layout::ALL {
             let net = random_network_with(16, 8, layout, 3);
             let mut compared = 0;
             for (fen, mode) in suite_positions().into_iter().take(60) {
@@ -593,8 +685,9 @@ mod tests {
     }
 
     #[test]
-    fn the_mirrored_layout_sees_a_board_and_its_left_right_mirror_alike() {
+    fn the_mirrored_layouts_see_a_board_and_its_left_right_mirror_alike() {
         let mirrored = random_network_with(16, 8, Layout::Mirrored, 9);
+        let kings = random_network_with(16, 8, Layout::Kings4, 9);
         let plain = random_network_with(16, 8, Layout::Plain, 9);
         let (mut compared, mut differ) = (0, 0);
         for (fen, mode) in suite_positions() {
@@ -608,11 +701,9 @@ mod tests {
             let Some(flipped) = flip_files(&board) else {
                 continue;
             };
-            assert_eq!(
-                mirrored.evaluate(&board),
-                mirrored.evaluate(&flipped),
-                "{fen}"
-            );
+            for net in [&mirrored, &kings] {
+                assert_eq!(net.evaluate(&board), net.evaluate(&flipped), "{fen}");
+            }
             differ += usize::from(plain.evaluate(&board) != plain.evaluate(&flipped));
             compared += 1;
         }
@@ -631,29 +722,83 @@ mod tests {
             color: Color::Black,
             role: Role::King,
         };
-        assert_eq!(feature(Color::White, false, wp, Square::E2), 12);
-        assert_eq!(feature(Color::Black, false, wp, Square::E2), 384 + 52);
-        assert_eq!(feature(Color::Black, false, bk, Square::E8), 5 * 64 + 4);
+        let plain = View::default();
+        let flipped = View {
+            flip: true,
+            bucket: 0,
+        };
+        assert_eq!(feature(Color::White, plain, wp, Square::E2), 12);
+        assert_eq!(feature(Color::Black, plain, wp, Square::E2), 384 + 52);
+        assert_eq!(feature(Color::Black, plain, bk, Square::E8), 5 * 64 + 4);
         assert_eq!(
-            feature(Color::White, false, bk, Square::E8),
+            feature(Color::White, plain, bk, Square::E8),
             384 + 5 * 64 + 60
         );
         // Flipped left to right: e2 is seen on d2 (and by Black on d7).
-        assert_eq!(feature(Color::White, true, wp, Square::E2), 11);
-        assert_eq!(feature(Color::Black, true, wp, Square::E2), 384 + 51);
+        assert_eq!(feature(Color::White, flipped, wp, Square::E2), 11);
+        assert_eq!(feature(Color::Black, flipped, wp, Square::E2), 384 + 51);
         // The flip follows the viewer's own king.
-        let board: Chess = "4k3/8/8/8/8/8/8/3K4 w - - 0 1"
-            .parse::<shakmaty::fen::Fen>()
+        let board = board("4k3/8/8/8/8/8/8/3K4 w - - 0 1");
+        assert!(!Layout::Mirrored.view(&board, Color::White).flip);
+        assert!(Layout::Mirrored.view(&board, Color::Black).flip);
+        assert!(!Layout::Plain.view(&board, Color::Black).flip);
+        for layout in Layout::ALL {
+            assert_eq!(Layout::from_code(layout.code()), Some(layout));
+            assert_eq!(Layout::from_name(layout.name()), Some(layout));
+        }
+        assert_eq!(Layout::from_code(3), None);
+        assert_eq!(Layout::from_name("kings"), None);
+    }
+
+    fn board(fen: &str) -> Chess {
+        fen.parse::<shakmaty::fen::Fen>()
             .unwrap()
             .into_position(CastlingMode::Standard)
-            .unwrap();
-        assert!(!Layout::Mirrored.flip(&board, Color::White));
-        assert!(Layout::Mirrored.flip(&board, Color::Black));
-        assert!(!Layout::Plain.flip(&board, Color::Black));
-        for layout in [Layout::Plain, Layout::Mirrored] {
-            assert_eq!(Layout::from_code(layout.code()), Some(layout));
+            .unwrap()
+    }
+
+    #[test]
+    fn king_buckets_follow_the_viewers_own_king() {
+        let k4 = Layout::Kings4;
+        let bucket = |fen: &str, c: Color| k4.view(&board(fen), c).bucket;
+        // Castled short (g1, and g8 for Black, seen from its own side) and long; at home.
+        let castled = "2kr4/8/8/8/8/8/8/6K1 w - - 0 1";
+        assert_eq!(bucket(castled, Color::White), 0);
+        assert_eq!(bucket(castled, Color::Black), 1);
+        assert_eq!(bucket("4k3/8/8/8/8/8/8/4K3 w - - 0 1", Color::White), 1);
+        assert_eq!(bucket("6k1/8/8/8/8/8/8/4K3 w - - 0 1", Color::Black), 0);
+        // The second rank from each side, then the rest of the board.
+        assert_eq!(bucket("8/4k3/8/8/8/8/3K4/8 w - - 0 1", Color::White), 2);
+        assert_eq!(bucket("8/4k3/8/8/8/8/3K4/8 w - - 0 1", Color::Black), 2);
+        assert_eq!(bucket("8/8/4k3/8/8/8/8/K7 w - - 0 1", Color::Black), 3);
+        assert_eq!(bucket("8/8/4k3/8/8/8/8/K7 w - - 0 1", Color::White), 0);
+        assert_eq!(bucket("k7/8/8/8/4K3/8/8/8 w - - 0 1", Color::White), 3);
+        // The bucket picks the block of features: a pawn on e2 in bucket 3, flipped to d2.
+        let wp = Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        };
+        let view = k4.view(&board("k7/8/8/8/4K3/8/8/8 w - - 0 1"), Color::White);
+        assert_eq!(
+            view,
+            View {
+                flip: true,
+                bucket: 3
+            }
+        );
+        assert_eq!(feature(Color::White, view, wp, Square::E2), 3 * INPUTS + 11);
+        assert_eq!(k4.inputs(), 4 * INPUTS);
+        assert_eq!(Layout::Mirrored.inputs(), INPUTS);
+        // Every feature of every view stays inside the layout's inputs.
+        for (fen, mode) in suite_positions() {
+            let pos = Position::from_fen(&fen, mode).unwrap();
+            for c in [Color::White, Color::Black] {
+                assert!(
+                    features(pos.board(), c, k4).all(|f| f < k4.inputs()),
+                    "{fen}"
+                );
+            }
         }
-        assert_eq!(Layout::from_code(2), None);
     }
 
     #[test]
