@@ -37,6 +37,6 @@ pub(crate) use network::AccumulatorStack;
 #[cfg(test)]
 pub(crate) use network::random_network;
 pub use network::{
-    INPUTS, KINGS4, Layout, MAX_BUCKETS, MAX_HIDDEN, Network, QA, QB, SCALE, View, WEIGHT_CLIP,
-    feature, features, output_bucket,
+    INPUTS, Layout, MAX_BUCKETS, MAX_HIDDEN, Network, QA, QB, SCALE, View, WEIGHT_CLIP, feature,
+    features, output_bucket,
 };

@@ -38,7 +38,7 @@ pub enum Layout {
 /// g1 or h1, is seen on b1 or a1), the back rank's files c-d (a king at home, or castled
 /// long), the second rank, and the rest of the board.
 #[rustfmt::skip]
-pub const KINGS4: [u8; 64] = [
+const KINGS4: [u8; 64] = [
     0, 0, 1, 1, 1, 1, 0, 0,
     2, 2, 2, 2, 2, 2, 2, 2,
     3, 3, 3, 3, 3, 3, 3, 3,
@@ -113,6 +113,10 @@ impl Layout {
     /// `perspective`'s view of `board` (a board without that king: unflipped, bucket 0).
     #[inline]
     pub fn view(self, board: &Chess, perspective: Color) -> View {
+        // Plain views never change: no king lookup on the search's every update.
+        if self == Layout::Plain {
+            return View::default();
+        }
         let Some(king) = board.board().king_of(perspective) else {
             return View::default();
         };
