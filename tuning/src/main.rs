@@ -53,7 +53,7 @@ const USAGE: &str = "usage:
   shears-tune datagen --stats DIR
   shears-tune data pack --from SCRATCH --to data/genN [--generation N --about TEXT] [--level 0-9]
   shears-tune data check [data|data/genN] [--deep]
-  shears-tune nnue --data SRC[,SRC...] [--valid SRC[,SRC...]] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored|kings4] [--epochs 10] [--batch 16384]
+  shears-tune nnue --data SRC[,SRC...] [--valid SRC[,SRC...]] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored|kings4 [--factoriser]] [--epochs 10] [--batch 16384]
                    [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--init NET [--anchor A]] [--output-scale F]
                    [--pause-after EPOCH] [--quiet]
@@ -245,6 +245,7 @@ fn main() {
                     shears::eval::nnue::Layout::from_name(name)
                         .ok_or_else(|| format!("--inputs: {name}: not plain, mirrored or kings4"))?
                 },
+                factoriser: args.has("--factoriser"),
                 epochs: args.num("--epochs", 10)?,
                 batch: args.num("--batch", 16384)?,
                 lr: args.num("--lr", 0.001)?,

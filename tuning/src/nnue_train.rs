@@ -13,6 +13,10 @@
 //!   mirrored left to right with chance 1/2 (`exact`: only those where neither side may castle,
 //!   the exact symmetry). It lowered the validation loss by 5% on gen0 (docs/nnue.md). The
 //!   mirrored layouts (`mirrored`, `kings4`) see both alike, so there it is off.
+//! - Factoriser (`--factoriser`, layouts of more than one king bucket): while training, every
+//!   feature also adds a row shared by all king buckets, so the buckets learn what they have
+//!   in common from every position; the net written holds each bucket's row plus the shared
+//!   row, the shape a net trained without it has.
 //! - One game in twenty is held out (whole games, so no position leaks into both); the
 //!   validation loss is measured after every epoch.
 //! - Checkpoints (`DIR/checkpoint.bin`: weights and optimiser state) after every epoch; a run
@@ -105,6 +109,25 @@ impl Sample {
     }
 }
 
+/// Rows of input weights of a model of `layout`, with shared rows or not.
+fn rows_of(layout: Layout, factorised: bool) -> usize {
+    layout.inputs() + if factorised { nnue::INPUTS } else { 0 }
+}
+
+/// The rows of input weights that `features` add up: their own, then, when the model is
+/// factorised (`shared`: its first shared row), their shared rows. The shared rows come in a
+/// pass of their own, so that a model without them runs the loop it always ran.
+#[inline(always)]
+fn feature_rows(features: &[u16], shared: Option<usize>) -> impl Iterator<Item = usize> + '_ {
+    let own = features.iter().map(|&f| usize::from(f));
+    let shared = shared.into_iter().flat_map(move |s| {
+        features
+            .iter()
+            .map(move |&f| s + usize::from(f) % nnue::INPUTS)
+    });
+    own.chain(shared)
+}
+
 #[inline]
 fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
@@ -190,9 +213,14 @@ pub struct Model {
     pub buckets: usize,
     /// How the features were computed (`nnue::Layout`).
     pub layout: Layout,
-    /// `layout.inputs()` rows of `hidden`, then `hidden` biases, then `2 * hidden` output weights per
-    /// bucket, then the output bias per bucket: one flat vector, so the optimiser treats every
-    /// weight alike.
+    /// Training only (`--factoriser`): `nnue::INPUTS` more rows of input weights, one per
+    /// feature of a king bucket, shared by every bucket. A feature's weight is its bucket's row
+    /// plus its shared row, so what all buckets have in common is learnt from every position,
+    /// and each bucket's own rows learn only how it differs; the net written merges the two.
+    pub factorised: bool,
+    /// `rows()` rows of `hidden` input weights, then `hidden` biases, then `2 * hidden` output
+    /// weights per bucket, then the output bias per bucket: one flat vector, so the optimiser
+    /// treats every weight alike.
     pub w: Vec<f32>,
 }
 
@@ -219,24 +247,59 @@ impl Model {
             hidden,
             buckets,
             layout,
+            factorised: false,
             w,
         }
     }
 
-    fn len(inputs: usize, hidden: usize, buckets: usize) -> usize {
-        (inputs + 1 + 2 * buckets) * hidden + buckets
+    /// `rows` rows of input weights.
+    fn len(rows: usize, hidden: usize, buckets: usize) -> usize {
+        (rows + 1 + 2 * buckets) * hidden + buckets
+    }
+
+    /// Rows of input weights: the layout's inputs, and the shared rows when factorised.
+    fn rows(&self) -> usize {
+        rows_of(self.layout, self.factorised)
+    }
+
+    /// The first shared row, when factorised.
+    #[inline(always)]
+    fn shared_at(&self) -> Option<usize> {
+        self.factorised.then(|| self.layout.inputs())
     }
 
     fn ft_bias_at(&self) -> usize {
-        self.layout.inputs() * self.hidden
+        self.rows() * self.hidden
     }
 
     fn out_at(&self) -> usize {
-        (self.layout.inputs() + 1) * self.hidden
+        (self.rows() + 1) * self.hidden
     }
 
     fn bias_at(&self) -> usize {
-        (self.layout.inputs() + 1 + 2 * self.buckets) * self.hidden
+        (self.rows() + 1 + 2 * self.buckets) * self.hidden
+    }
+
+    /// This model with shared rows added, all zero (`--factoriser`): it evaluates every
+    /// position as before. Refused for a layout of one king bucket, where the shared rows
+    /// would only repeat the bucket's.
+    pub fn factorised(&self) -> Result<Model, String> {
+        if self.factorised || self.layout.king_buckets() < 2 {
+            return Err(format!(
+                "--factoriser: the {} inputs have one king bucket, nothing to factorise",
+                self.layout.name()
+            ));
+        }
+        let at = self.ft_bias_at();
+        let mut w = Vec::with_capacity(self.w.len() + nnue::INPUTS * self.hidden);
+        w.extend_from_slice(&self.w[..at]);
+        w.resize(at + nnue::INPUTS * self.hidden, 0.0);
+        w.extend_from_slice(&self.w[at..]);
+        Ok(Model {
+            factorised: true,
+            w,
+            ..self.clone()
+        })
     }
 
     /// The output (units of `SCALE` centipawns) and, when `grad` is given, adds
@@ -250,16 +313,12 @@ impl Model {
         au.copy_from_slice(bias);
         at.copy_from_slice(bias);
         let n = usize::from(s.count);
-        for &f in &s.us[..n] {
-            let row = &self.w[usize::from(f) * h..(usize::from(f) + 1) * h];
-            for (a, w) in au.iter_mut().zip(row) {
-                *a += w;
-            }
-        }
-        for &f in &s.them[..n] {
-            let row = &self.w[usize::from(f) * h..(usize::from(f) + 1) * h];
-            for (a, w) in at.iter_mut().zip(row) {
-                *a += w;
+        let shared = self.shared_at();
+        for (acc, features) in [(&mut *au, &s.us[..n]), (&mut *at, &s.them[..n])] {
+            for r in feature_rows(features, shared) {
+                for (a, w) in acc.iter_mut().zip(&self.w[r * h..(r + 1) * h]) {
+                    *a += w;
+                }
             }
         }
         // The pieces on the board: one feature each.
@@ -300,16 +359,11 @@ impl Model {
         for j in 0..h {
             g[ft_at + j] += au[j] + at[j];
         }
-        for &f in &s.us[..n] {
-            let row = &mut g[usize::from(f) * h..(usize::from(f) + 1) * h];
-            for (gw, x) in row.iter_mut().zip(au.iter()) {
-                *gw += x;
-            }
-        }
-        for &f in &s.them[..n] {
-            let row = &mut g[usize::from(f) * h..(usize::from(f) + 1) * h];
-            for (gw, x) in row.iter_mut().zip(at.iter()) {
-                *gw += x;
+        for (acc, features) in [(&*au, &s.us[..n]), (&*at, &s.them[..n])] {
+            for r in feature_rows(features, shared) {
+                for (gw, x) in g[r * h..(r + 1) * h].iter_mut().zip(acc) {
+                    *gw += x;
+                }
             }
         }
         out
@@ -340,6 +394,7 @@ impl Model {
             hidden: net.hidden(),
             buckets: net.buckets(),
             layout: net.layout(),
+            factorised: false,
             w,
         }
     }
@@ -354,7 +409,10 @@ impl Model {
             return Err(format!("cannot widen a net of H={old} to H={hidden}"));
         }
         let mut m = Model::new(hidden, self.buckets, self.layout, seed);
-        for i in 0..=self.layout.inputs() {
+        if self.factorised {
+            m = m.factorised()?;
+        }
+        for i in 0..=self.rows() {
             // The rows of input weights, then the row of biases: the old ones first.
             // (`Model::new` gives the new neurons random input weights and zero biases.)
             m.w[i * hidden..i * hidden + old].copy_from_slice(&self.w[i * old..(i + 1) * old]);
@@ -388,9 +446,18 @@ impl Model {
         }
         let h = self.hidden;
         let q = |x: f32, k: i32| (x * k as f32).round().clamp(-32767.0, 32767.0) as i16;
-        let ft_w = self.w[..self.ft_bias_at()]
-            .iter()
-            .map(|&x| q(x, QA))
+        // A factorised model's feature weight is its row plus its shared row, clamped to the
+        // clip that holds each of them (the engine's accumulators count on it; a sum past it
+        // is rare, and the only place the net written differs from the float model beyond
+        // rounding).
+        let inputs = self.layout.inputs();
+        let ft_w = (0..inputs * h)
+            .map(|i| {
+                let shared = self
+                    .shared_at()
+                    .map_or(0.0, |s| self.w[(s + (i / h) % nnue::INPUTS) * h + i % h]);
+                q((self.w[i] + shared).clamp(-WEIGHT_CLIP, WEIGHT_CLIP), QA)
+            })
             .collect();
         let ft_b = self.w[self.ft_bias_at()..self.ft_bias_at() + h]
             .iter()
@@ -632,6 +699,9 @@ pub struct Config {
     /// The input layout; under a mirrored one the `--mirror` augmentation is off (a position
     /// and its left-right mirror have the same features there).
     pub layout: Layout,
+    /// Train with shared rows (`Model::factorised`); the nets written are the same shape
+    /// either way.
+    pub factoriser: bool,
     pub epochs: usize,
     pub batch: usize,
     pub lr: f32,
@@ -659,18 +729,25 @@ pub struct Config {
 /// A model read from `source` (a checkpoint, or a net given to `--init`) must have the shape
 /// the run asks for.
 fn check_shape(m: &Model, cfg: &Config, source: &Path) -> Result<(), String> {
-    if (m.hidden, m.buckets, m.layout) == (cfg.hidden, cfg.buckets, cfg.layout) {
+    let (has, wants) = (
+        (m.hidden, m.buckets, m.layout, m.factorised),
+        (cfg.hidden, cfg.buckets, cfg.layout, cfg.factoriser),
+    );
+    if has == wants {
         return Ok(());
     }
+    let shared = |f: bool| if f { ", factorised" } else { "" };
     Err(format!(
-        "{} holds a net of H={} with {} output bucket(s) and {:?} inputs, not H={} with {} and {:?}",
+        "{} holds a net of H={} with {} output bucket(s) and {:?} inputs{}, not H={} with {} and {:?}{}",
         source.display(),
-        m.hidden,
-        m.buckets,
-        m.layout,
-        cfg.hidden,
-        cfg.buckets,
-        cfg.layout
+        has.0,
+        has.1,
+        has.2,
+        shared(has.3),
+        wants.0,
+        wants.1,
+        wants.2,
+        shared(wants.3)
     ))
 }
 
@@ -679,13 +756,17 @@ fn check_shape(m: &Model, cfg: &Config, source: &Path) -> Result<(), String> {
 const CHECKPOINT_MAGIC: &[u8; 8] = b"SHCKPT03";
 const CHECKPOINT_MAGIC_V2: &[u8; 8] = b"SHCKPT02";
 const CHECKPOINT_MAGIC_V1: &[u8; 8] = b"SHCKPT01";
+/// In version 3's layout field: the model has shared rows (`--factoriser`). A trainer from
+/// before them reads such a checkpoint as an unknown layout and refuses it.
+const FACTORISED: u64 = 1 << 8;
 
 fn save_checkpoint(path: &Path, model: &Model, adam: &Adam, epoch: usize) -> Result<(), String> {
     let mut out = Vec::with_capacity(48 + 12 * model.w.len());
     out.extend_from_slice(CHECKPOINT_MAGIC);
     out.extend_from_slice(&(model.hidden as u64).to_le_bytes());
     out.extend_from_slice(&(model.buckets as u64).to_le_bytes());
-    out.extend_from_slice(&u64::from(model.layout.code()).to_le_bytes());
+    let code = u64::from(model.layout.code()) | if model.factorised { FACTORISED } else { 0 };
+    out.extend_from_slice(&code.to_le_bytes());
     out.extend_from_slice(&(epoch as u64).to_le_bytes());
     out.extend_from_slice(&adam.t.to_le_bytes());
     for x in model.w.iter().chain(&adam.m).chain(&adam.v) {
@@ -715,19 +796,21 @@ fn load_checkpoint(path: &Path) -> Result<(Model, Adam, usize), String> {
         u64::from_le_bytes(b)
     };
     let (hidden, buckets) = (u(8) as usize, if header >= 40 { u(16) as usize } else { 1 });
-    let layout = if header == 48 {
-        u32::try_from(u(24))
+    let (layout, factorised) = if header == 48 {
+        let code = u(24);
+        let layout = u32::try_from(code & !FACTORISED)
             .ok()
             .and_then(Layout::from_code)
-            .ok_or_else(bad)?
+            .ok_or_else(bad)?;
+        (layout, code & FACTORISED != 0)
     } else {
-        Layout::Plain
+        (Layout::Plain, false)
     };
     let (epoch, t) = (u(header - 16) as usize, u(header - 8));
     if hidden == 0 || hidden > nnue::MAX_HIDDEN || buckets == 0 || buckets > nnue::MAX_BUCKETS {
         return Err(bad());
     }
-    let n = Model::len(layout.inputs(), hidden, buckets);
+    let n = Model::len(rows_of(layout, factorised), hidden, buckets);
     if bytes.len() != header + 12 * n {
         return Err(bad());
     }
@@ -740,6 +823,7 @@ fn load_checkpoint(path: &Path) -> Result<(Model, Adam, usize), String> {
             hidden,
             buckets,
             layout,
+            factorised,
             w: floats[..n].to_vec(),
         },
         Adam {
@@ -751,6 +835,10 @@ fn load_checkpoint(path: &Path) -> Result<(Model, Adam, usize), String> {
     ))
 }
 
+fn on_off(on: bool) -> &'static str {
+    if on { "on" } else { "off" }
+}
+
 fn mirror_name(mirror: Mirror) -> &'static str {
     match mirror {
         Mirror::Off => "off",
@@ -760,10 +848,11 @@ fn mirror_name(mirror: Mirror) -> &'static str {
 }
 
 /// The settings a recipe records, by the trainer's flag names.
-const RECIPE_SETTINGS: [&str; 15] = [
+const RECIPE_SETTINGS: [&str; 16] = [
     "hidden",
     "buckets",
     "inputs",
+    "factoriser",
     "epochs",
     "batch",
     "lr",
@@ -789,6 +878,7 @@ fn recipe_of(cfg: &Config, data: &[PathBuf], valid: Option<&[PathBuf]>) -> Resul
         cfg.hidden.to_string(),
         cfg.buckets.to_string(),
         cfg.layout.name().to_string(),
+        on_off(cfg.factoriser).to_string(),
         cfg.epochs.to_string(),
         cfg.batch.to_string(),
         cfg.lr.to_string(),
@@ -845,6 +935,13 @@ pub fn config_of(recipe: &Recipe, out: &Path, progress: bool) -> Result<Config, 
             Layout::from_name(name)
                 .ok_or_else(|| format!("the recipe's inputs '{name}' are unknown"))?
         },
+        // Off in recipes from before the factoriser.
+        factoriser: match recipe.setting("factoriser") {
+            Err(_) => false,
+            Ok("on") => true,
+            Ok("off") => false,
+            Ok(other) => return Err(format!("the recipe's factoriser '{other}': not on or off")),
+        },
         epochs: recipe.num("epochs")?,
         batch: recipe.num("batch")?,
         lr: recipe.num("lr")?,
@@ -892,14 +989,15 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         return Err("no training positions".into());
     }
     eprintln!(
-        "nnue: {} training and {} validation positions loaded in {:.1} s; {} -> {} x 2 -> 1, {} output bucket(s), {:?} inputs",
+        "nnue: {} training and {} validation positions loaded in {:.1} s; {} -> {} x 2 -> 1, {} output bucket(s), {:?} inputs{}",
         train.len(),
         valid.len(),
         t0.elapsed().as_secs_f64(),
         cfg.layout.inputs(),
         cfg.hidden,
         cfg.buckets,
-        cfg.layout
+        cfg.layout,
+        if cfg.factoriser { ", factorised" } else { "" }
     );
     let mirror = if cfg.layout.mirrored() {
         Mirror::Off
@@ -920,6 +1018,9 @@ pub fn run(cfg: &Config) -> Result<(), String> {
                 );
                 m = m.widened(cfg.hidden, cfg.seed)?;
             }
+            if cfg.factoriser {
+                m = m.factorised()?;
+            }
             check_shape(&m, cfg, path)?;
             Some((path, m))
         }
@@ -936,7 +1037,10 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         let n = m.w.len();
         (m, Adam::new(n), 0)
     } else {
-        let m = Model::new(cfg.hidden, cfg.buckets, cfg.layout, cfg.seed);
+        let mut m = Model::new(cfg.hidden, cfg.buckets, cfg.layout, cfg.seed);
+        if cfg.factoriser {
+            m = m.factorised()?;
+        }
         let n = m.w.len();
         (m, Adam::new(n), 0)
     };
@@ -1263,14 +1367,29 @@ mod tests {
 
     #[test]
     fn gradients_match_finite_differences() {
+        gradients_match(Layout::Plain, false);
+        gradients_match(Layout::Kings4, true);
+    }
+
+    fn gradients_match(layout: Layout, factorised: bool) {
         // 26 pieces: with 8 output buckets, bucket 6 (26-29 pieces).
-        let s = sample(
-            "r1bqk2r/pp3ppp/2n2n2/4p3/2B5/5N2/PP3PPP/RNBQK2R w KQkq - 0 8",
+        let s = Sample::new(
+            &chess("r1bqk2r/pp3ppp/2n2n2/4p3/2B5/5N2/PP3PPP/RNBQK2R w KQkq - 0 8"),
             35,
             viriformat::DRAW,
+            layout,
         );
         assert_eq!(nnue::output_bucket(usize::from(s.count), 8), 6);
-        let mut model = Model::new(8, 8, Layout::Plain, 3);
+        let mut model = Model::new(8, 8, layout, 3);
+        if factorised {
+            model = model.factorised().unwrap();
+            // Shared rows of some weight, so that they count in the accumulators.
+            let mut rng = StdRng::seed_from_u64(8);
+            let shared = layout.inputs() * 8..model.ft_bias_at();
+            for x in &mut model.w[shared] {
+                *x = rng.random_range(-0.1..0.1);
+            }
+        }
         // Put some accumulators inside (0, 1), where SCReLU has a gradient.
         for j in 0..8 {
             let at = model.ft_bias_at() + j;
@@ -1281,7 +1400,7 @@ mod tests {
         let one = |_: f32| 1.0f32;
         model.forward_backward(&s, &mut acc, Some((&mut g, &one)));
         let bucket_at = model.out_at() + 6 * 16;
-        let probe = [
+        let mut probe = vec![
             usize::from(s.us[0]) * 8 + 1,
             usize::from(s.them[3]) * 8 + 5,
             model.ft_bias_at() + 2,
@@ -1292,6 +1411,19 @@ mod tests {
             model.out_at() + 4,
             model.bias_at() + 3,
         ];
+        if let Some(shared) = model.shared_at() {
+            // The shared rows of two active features, at a neuron with a gradient: the
+            // gradient of the features' bucket rows.
+            for f in [s.us[0], s.them[3]] {
+                let f = usize::from(f);
+                let j = (0..8)
+                    .find(|&j| g[f * 8 + j] != 0.0)
+                    .expect("a neuron with a gradient");
+                let r = (shared + f % nnue::INPUTS) * 8 + j;
+                assert_eq!(g[r], g[f * 8 + j]);
+                probe.extend([f * 8 + j, r]);
+            }
+        }
         for &i in &probe {
             let eps = 1e-3;
             let mut up = model.clone();
@@ -1311,17 +1443,27 @@ mod tests {
 
     #[test]
     fn the_quantised_net_matches_the_float_net() {
-        // Both layouts: the trainer's features are the engine's.
+        // Every layout: the trainer's features are the engine's.
         for layout in Layout::ALL {
-            quantised_matches_float(layout);
+            quantised_matches_float(layout, false);
         }
+        // Factorised: the net written merges the shared rows into every bucket's.
+        quantised_matches_float(Layout::Kings4, true);
     }
 
-    fn quantised_matches_float(layout: Layout) {
+    fn quantised_matches_float(layout: Layout, factorised: bool) {
         let data = synthetic(2000, 5, layout);
         // Eight output buckets, and positions of 32 down to 3 pieces.
         let mut model = Model::new(32, 8, layout, 6);
+        if factorised {
+            model = model.factorised().unwrap();
+        }
         train_for(&mut model, &data, 5);
+        if factorised {
+            // The shared rows learnt something, so the merge is tested.
+            let shared = &model.w[layout.inputs() * 32..model.ft_bias_at()];
+            assert!(shared.iter().filter(|x| x.abs() > 1e-3).count() > 1000);
+        }
         let net = Network::from_bytes(&model.quantise().unwrap().to_bytes()).unwrap();
         let fens = [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -1342,6 +1484,49 @@ mod tests {
                 "{layout:?} {fen}: float {float} quantised {quant}"
             );
         }
+    }
+
+    #[test]
+    fn a_factorised_model_starts_as_its_unfactorised_self_and_learns_across_buckets() {
+        let data = synthetic(300, 21, Layout::Kings4);
+        let plain = Model::new(16, 8, Layout::Kings4, 4);
+        let model = plain.factorised().unwrap();
+        assert_eq!(model.w.len(), plain.w.len() + nnue::INPUTS * 16);
+        // The shared rows start at zero: the same outputs, and the same net written.
+        for s in &data[..50] {
+            assert_eq!(model.eval_cp(s), plain.eval_cp(s));
+        }
+        assert_eq!(
+            model.quantise().unwrap().to_bytes(),
+            plain.quantise().unwrap().to_bytes()
+        );
+        // One bucket or factorised already: refused.
+        assert!(Model::new(8, 1, Layout::Plain, 1).factorised().is_err());
+        assert!(Model::new(8, 1, Layout::Mirrored, 1).factorised().is_err());
+        assert!(model.factorised().is_err());
+        // A position's gradient reaches its features' shared rows: a step on positions
+        // whose kings both stand in bucket 1 (home, d1 after the flip) moves the other
+        // buckets' merged weights too.
+        let bucket = |f: u16| usize::from(f) / nnue::INPUTS;
+        let home: Vec<Sample> = data
+            .iter()
+            .copied()
+            .filter(|s| bucket(s.us[0]) == 1 && bucket(s.them[0]) == 1)
+            .collect();
+        assert!(home.len() > 20, "{}", home.len());
+        let (mut a, mut b) = (model.clone(), plain.clone());
+        train_for(&mut a, &home, 1);
+        train_for(&mut b, &home, 1);
+        let bucket3 = |m: &Model| {
+            let net = m.quantise().unwrap();
+            net.parts().0[3 * nnue::INPUTS * 16..4 * nnue::INPUTS * 16].to_vec()
+        };
+        assert_eq!(
+            bucket3(&b),
+            bucket3(&plain),
+            "no shared rows: bucket 3 untouched"
+        );
+        assert_ne!(bucket3(&a), bucket3(&model), "shared rows: bucket 3 moved");
     }
 
     #[test]
@@ -1533,8 +1718,12 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("shears-nnue-ckpt-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("checkpoint.bin");
-        for layout in [Layout::Mirrored, Layout::Kings4] {
-            let model = Model::new(8, 4, layout, 9);
+        let models = [
+            Model::new(8, 4, Layout::Mirrored, 9),
+            Model::new(8, 4, Layout::Kings4, 9),
+            Model::new(8, 4, Layout::Kings4, 9).factorised().unwrap(),
+        ];
+        for model in models {
             let mut adam = Adam::new(model.w.len());
             adam.t = 17;
             adam.m[3] = 0.25;
@@ -1636,6 +1825,7 @@ mod tests {
             hidden: 8,
             buckets: 2,
             layout: Layout::Plain,
+            factoriser: false,
             epochs: 1,
             batch: 256,
             lr: 0.001,
@@ -1667,7 +1857,17 @@ mod tests {
 
     #[test]
     fn a_recipe_makes_the_same_bytes_again_and_so_does_a_resumed_run() {
-        let dir = std::env::temp_dir().join(format!("shears-nnue-recipe-{}", std::process::id()));
+        recipe_remakes_its_nets(Layout::Plain, false);
+        // A factorised run's checkpoint keeps its shared rows, and its recipe says so.
+        recipe_remakes_its_nets(Layout::Kings4, true);
+    }
+
+    fn recipe_remakes_its_nets(layout: Layout, factoriser: bool) {
+        let dir = std::env::temp_dir().join(format!(
+            "shears-nnue-recipe-{}-{}-{factoriser}",
+            std::process::id(),
+            layout.name()
+        ));
         let data = dir.join("data");
         std::fs::create_dir_all(&data).unwrap();
         for (file, first) in [("a.vf", 100), ("b.vf", 500)] {
@@ -1686,7 +1886,8 @@ mod tests {
             out: dir.join("first"),
             hidden: 8,
             buckets: 2,
-            layout: Layout::Plain,
+            layout,
+            factoriser,
             epochs: 3,
             batch: 128,
             lr: 0.002,
@@ -1705,6 +1906,10 @@ mod tests {
         };
         run(&cfg).unwrap();
         let recipe = Recipe::read(&cfg.out.join("recipe.txt")).unwrap();
+        assert_eq!(
+            recipe.setting("factoriser").unwrap(),
+            if factoriser { "on" } else { "off" }
+        );
         assert_eq!(
             recipe
                 .data
