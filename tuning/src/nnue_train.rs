@@ -284,7 +284,10 @@ impl Model {
     /// position as before. Refused for a layout of one king bucket, where the shared rows
     /// would only repeat the bucket's.
     pub fn factorised(&self) -> Result<Model, String> {
-        if self.factorised || self.layout.king_buckets() < 2 {
+        if self.factorised {
+            return Err("--factoriser: the model is factorised already".into());
+        }
+        if self.layout.king_buckets() < 2 {
             return Err(format!(
                 "--factoriser: the {} inputs have one king bucket, nothing to factorise",
                 self.layout.name()
@@ -450,12 +453,11 @@ impl Model {
         // clip that holds each of them (the engine's accumulators count on it; a sum past it
         // is rare, and the only place the net written differs from the float model beyond
         // rounding).
-        let inputs = self.layout.inputs();
+        let (inputs, shared_at) = (self.layout.inputs(), self.shared_at());
         let ft_w = (0..inputs * h)
             .map(|i| {
-                let shared = self
-                    .shared_at()
-                    .map_or(0.0, |s| self.w[(s + (i / h) % nnue::INPUTS) * h + i % h]);
+                let shared =
+                    shared_at.map_or(0.0, |s| self.w[(s + (i / h) % nnue::INPUTS) * h + i % h]);
                 q((self.w[i] + shared).clamp(-WEIGHT_CLIP, WEIGHT_CLIP), QA)
             })
             .collect();
@@ -1005,6 +1007,14 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         cfg.mirror
     };
     let checkpoint = cfg.out.join("checkpoint.bin");
+    // A new model (from random weights or the --init net) gets the run's shared rows.
+    let with_factoriser = |m: Model| {
+        if cfg.factoriser {
+            m.factorised()
+        } else {
+            Ok(m)
+        }
+    };
     // The --init net: where a new run starts and, on any run, what --anchor pulls towards.
     let init = match &cfg.init {
         Some(path) => {
@@ -1018,9 +1028,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
                 );
                 m = m.widened(cfg.hidden, cfg.seed)?;
             }
-            if cfg.factoriser {
-                m = m.factorised()?;
-            }
+            let m = with_factoriser(m)?;
             check_shape(&m, cfg, path)?;
             Some((path, m))
         }
@@ -1037,10 +1045,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         let n = m.w.len();
         (m, Adam::new(n), 0)
     } else {
-        let mut m = Model::new(cfg.hidden, cfg.buckets, cfg.layout, cfg.seed);
-        if cfg.factoriser {
-            m = m.factorised()?;
-        }
+        let m = with_factoriser(Model::new(cfg.hidden, cfg.buckets, cfg.layout, cfg.seed))?;
         let n = m.w.len();
         (m, Adam::new(n), 0)
     };
