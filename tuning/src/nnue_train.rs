@@ -283,7 +283,7 @@ impl Model {
     /// This model with shared rows added, all zero (`--factoriser`): it evaluates every
     /// position as before. Refused for a layout of one king bucket, where the shared rows
     /// would only repeat the bucket's.
-    pub fn factorised(&self) -> Result<Model, String> {
+    pub fn with_shared_rows(&self) -> Result<Model, String> {
         if self.factorised {
             return Err("--factoriser: the model is factorised already".into());
         }
@@ -413,7 +413,7 @@ impl Model {
         }
         let mut m = Model::new(hidden, self.buckets, self.layout, seed);
         if self.factorised {
-            m = m.factorised()?;
+            m = m.with_shared_rows()?;
         }
         for i in 0..=self.rows() {
             // The rows of input weights, then the row of biases: the old ones first.
@@ -701,7 +701,7 @@ pub struct Config {
     /// The input layout; under a mirrored one the `--mirror` augmentation is off (a position
     /// and its left-right mirror have the same features there).
     pub layout: Layout,
-    /// Train with shared rows (`Model::factorised`); the nets written are the same shape
+    /// Train with shared rows (`Model::with_shared_rows`); the nets written are the same shape
     /// either way.
     pub factoriser: bool,
     pub epochs: usize,
@@ -1010,7 +1010,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
     // A new model (from random weights or the --init net) gets the run's shared rows.
     let with_factoriser = |m: Model| {
         if cfg.factoriser {
-            m.factorised()
+            m.with_shared_rows()
         } else {
             Ok(m)
         }
@@ -1387,7 +1387,7 @@ mod tests {
         assert_eq!(nnue::output_bucket(usize::from(s.count), 8), 6);
         let mut model = Model::new(8, 8, layout, 3);
         if factorised {
-            model = model.factorised().unwrap();
+            model = model.with_shared_rows().unwrap();
             // Shared rows of some weight, so that they count in the accumulators.
             let mut rng = StdRng::seed_from_u64(8);
             let shared = layout.inputs() * 8..model.ft_bias_at();
@@ -1461,7 +1461,7 @@ mod tests {
         // Eight output buckets, and positions of 32 down to 3 pieces.
         let mut model = Model::new(32, 8, layout, 6);
         if factorised {
-            model = model.factorised().unwrap();
+            model = model.with_shared_rows().unwrap();
         }
         train_for(&mut model, &data, 5);
         if factorised {
@@ -1495,7 +1495,7 @@ mod tests {
     fn a_factorised_model_starts_as_its_unfactorised_self_and_learns_across_buckets() {
         let data = synthetic(300, 21, Layout::Kings4);
         let plain = Model::new(16, 8, Layout::Kings4, 4);
-        let model = plain.factorised().unwrap();
+        let model = plain.with_shared_rows().unwrap();
         assert_eq!(model.w.len(), plain.w.len() + nnue::INPUTS * 16);
         // The shared rows start at zero: the same outputs, and the same net written.
         for s in &data[..50] {
@@ -1506,9 +1506,9 @@ mod tests {
             plain.quantise().unwrap().to_bytes()
         );
         // One bucket or factorised already: refused.
-        assert!(Model::new(8, 1, Layout::Plain, 1).factorised().is_err());
-        assert!(Model::new(8, 1, Layout::Mirrored, 1).factorised().is_err());
-        assert!(model.factorised().is_err());
+        assert!(Model::new(8, 1, Layout::Plain, 1).with_shared_rows().is_err());
+        assert!(Model::new(8, 1, Layout::Mirrored, 1).with_shared_rows().is_err());
+        assert!(model.with_shared_rows().is_err());
         // A position's gradient reaches its features' shared rows: a step on positions
         // whose kings both stand in bucket 1 (home, d1 after the flip) moves the other
         // buckets' merged weights too.
@@ -1726,7 +1726,7 @@ mod tests {
         let models = [
             Model::new(8, 4, Layout::Mirrored, 9),
             Model::new(8, 4, Layout::Kings4, 9),
-            Model::new(8, 4, Layout::Kings4, 9).factorised().unwrap(),
+            Model::new(8, 4, Layout::Kings4, 9).with_shared_rows().unwrap(),
         ];
         for model in models {
             let mut adam = Adam::new(model.w.len());
