@@ -1506,8 +1506,16 @@ mod tests {
             plain.quantise().unwrap().to_bytes()
         );
         // One bucket or factorised already: refused.
-        assert!(Model::new(8, 1, Layout::Plain, 1).with_shared_rows().is_err());
-        assert!(Model::new(8, 1, Layout::Mirrored, 1).with_shared_rows().is_err());
+        assert!(
+            Model::new(8, 1, Layout::Plain, 1)
+                .with_shared_rows()
+                .is_err()
+        );
+        assert!(
+            Model::new(8, 1, Layout::Mirrored, 1)
+                .with_shared_rows()
+                .is_err()
+        );
         assert!(model.with_shared_rows().is_err());
         // A position's gradient reaches its features' shared rows: a step on positions
         // whose kings both stand in bucket 1 (home, d1 after the flip) moves the other
@@ -1726,7 +1734,9 @@ mod tests {
         let models = [
             Model::new(8, 4, Layout::Mirrored, 9),
             Model::new(8, 4, Layout::Kings4, 9),
-            Model::new(8, 4, Layout::Kings4, 9).with_shared_rows().unwrap(),
+            Model::new(8, 4, Layout::Kings4, 9)
+                .with_shared_rows()
+                .unwrap(),
         ];
         for model in models {
             let mut adam = Adam::new(model.w.len());
