@@ -344,6 +344,36 @@ fn screlu_dot(acc: &[i16], weights: &[i16]) -> i32 {
     screlu_dot_portable(acc, weights)
 }
 
+#[inline]
+fn add_sub(out: &mut [i16], parent: &[i16], a: &[i16], s: &[i16]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: as in `add`.
+        return unsafe { avx2::add_sub(out, parent, a, s) };
+    }
+    add_sub_portable(out, parent, a, s);
+}
+
+#[inline]
+fn add_sub2(out: &mut [i16], parent: &[i16], a: &[i16], s1: &[i16], s2: &[i16]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: as in `add`.
+        return unsafe { avx2::add_sub2(out, parent, a, s1, s2) };
+    }
+    add_sub2_portable(out, parent, a, s1, s2);
+}
+
+#[inline]
+fn add2_sub2(out: &mut [i16], parent: &[i16], adds: [&[i16]; 2], subs: [&[i16]; 2]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: as in `add`.
+        return unsafe { avx2::add2_sub2(out, parent, adds, subs) };
+    }
+    add2_sub2_portable(out, parent, adds, subs);
+}
+
 #[inline(always)]
 fn add_portable(acc: &mut [i16], row: &[i16]) {
     for (a, w) in acc.iter_mut().zip(row) {
@@ -355,6 +385,49 @@ fn add_portable(acc: &mut [i16], row: &[i16]) {
 fn sub_portable(acc: &mut [i16], row: &[i16]) {
     for (a, w) in acc.iter_mut().zip(row) {
         *a = a.wrapping_sub(*w);
+    }
+}
+
+/// `out = parent + a - s`, one pass over the memory instead of a copy and two updates (a
+/// quiet move).
+#[inline(always)]
+fn add_sub_portable(out: &mut [i16], parent: &[i16], a: &[i16], s: &[i16]) {
+    let n = out.len();
+    let (parent, a, s) = (&parent[..n], &a[..n], &s[..n]);
+    for i in 0..n {
+        out[i] = parent[i].wrapping_add(a[i]).wrapping_sub(s[i]);
+    }
+}
+
+/// `out = parent + a - s1 - s2` (a capture, en passant or a promotion that captures).
+#[inline(always)]
+fn add_sub2_portable(out: &mut [i16], parent: &[i16], a: &[i16], s1: &[i16], s2: &[i16]) {
+    let n = out.len();
+    let (parent, a, s1, s2) = (&parent[..n], &a[..n], &s1[..n], &s2[..n]);
+    for i in 0..n {
+        out[i] = parent[i]
+            .wrapping_add(a[i])
+            .wrapping_sub(s1[i])
+            .wrapping_sub(s2[i]);
+    }
+}
+
+/// `out = parent + a1 + a2 - s1 - s2` (castling).
+#[inline(always)]
+fn add2_sub2_portable(
+    out: &mut [i16],
+    parent: &[i16],
+    [a1, a2]: [&[i16]; 2],
+    [s1, s2]: [&[i16]; 2],
+) {
+    let n = out.len();
+    let (parent, a1, a2, s1, s2) = (&parent[..n], &a1[..n], &a2[..n], &s1[..n], &s2[..n]);
+    for i in 0..n {
+        out[i] = parent[i]
+            .wrapping_add(a1[i])
+            .wrapping_add(a2[i])
+            .wrapping_sub(s1[i])
+            .wrapping_sub(s2[i]);
     }
 }
 
@@ -388,6 +461,21 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     pub(super) fn screlu_dot(acc: &[i16], weights: &[i16]) -> i32 {
         super::screlu_dot_portable(acc, weights)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) fn add_sub(out: &mut [i16], parent: &[i16], a: &[i16], s: &[i16]) {
+        super::add_sub_portable(out, parent, a, s);
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) fn add_sub2(out: &mut [i16], parent: &[i16], a: &[i16], s1: &[i16], s2: &[i16]) {
+        super::add_sub2_portable(out, parent, a, s1, s2);
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) fn add2_sub2(out: &mut [i16], parent: &[i16], adds: [&[i16]; 2], subs: [&[i16]; 2]) {
+        super::add2_sub2_portable(out, parent, adds, subs);
     }
 }
 
@@ -471,8 +559,7 @@ impl AccumulatorStack {
             let (before, rest) = self.values.split_at_mut(i * w);
             let parent = &before[(i - 1) * w..];
             let child = &mut rest[..w];
-            child.copy_from_slice(parent);
-            apply_difference(net, pos.board_at(i - 1), pos.board_at(i), child);
+            apply_difference(net, pos.board_at(i - 1), pos.board_at(i), parent, child);
             self.keys[i] = Some(pos.hash_at(i));
         }
         let acc = self.slot(top);
@@ -485,24 +572,90 @@ impl AccumulatorStack {
     }
 }
 
-/// Updates `acc` (both views) from the board `before` to the board `after` by the pieces that
-/// left or arrived on each square; a view that changed ([`Layout::view`]: its king crossed
-/// between files d and e in a mirrored layout, or into another king bucket) is refreshed
-/// instead.
-fn apply_difference(net: &Network, before: &Chess, after: &Chess, acc: &mut [i16]) {
+/// Most features one move adds, or removes, in one view (castling: king and rook).
+const MAX_CHANGES: usize = 4;
+
+/// The features that left (`subs`) and arrived (`adds`) between two boards, for one view.
+/// Consecutive boards of a game differ by one move, so at most [`MAX_CHANGES`] each way;
+/// a bigger difference sets `overflow` and the view is refreshed instead.
+#[derive(Default)]
+struct Changes {
+    adds: [usize; MAX_CHANGES],
+    subs: [usize; MAX_CHANGES],
+    n_adds: usize,
+    n_subs: usize,
+    overflow: bool,
+}
+
+impl Changes {
+    fn add(&mut self, f: usize) {
+        match self.adds.get_mut(self.n_adds) {
+            Some(slot) => {
+                *slot = f;
+                self.n_adds += 1;
+            }
+            None => self.overflow = true,
+        }
+    }
+
+    fn sub(&mut self, f: usize) {
+        match self.subs.get_mut(self.n_subs) {
+            Some(slot) => {
+                *slot = f;
+                self.n_subs += 1;
+            }
+            None => self.overflow = true,
+        }
+    }
+
+    /// Writes `parent` with these changes applied into `out`: in one fused pass for the
+    /// shapes of a quiet move, a capture and castling, and by a copy and one pass a feature
+    /// otherwise (a null move changes nothing).
+    fn apply(&self, net: &Network, parent: &[i16], out: &mut [i16]) {
+        let adds = &self.adds[..self.n_adds];
+        let subs = &self.subs[..self.n_subs];
+        match (adds, subs) {
+            ([a], [s]) => add_sub(out, parent, net.row(*a), net.row(*s)),
+            ([a], [s1, s2]) => add_sub2(out, parent, net.row(*a), net.row(*s1), net.row(*s2)),
+            ([a1, a2], [s1, s2]) => add2_sub2(
+                out,
+                parent,
+                [net.row(*a1), net.row(*a2)],
+                [net.row(*s1), net.row(*s2)],
+            ),
+            _ => {
+                out.copy_from_slice(parent);
+                for &f in adds {
+                    add(out, net.row(f));
+                }
+                for &f in subs {
+                    sub(out, net.row(f));
+                }
+            }
+        }
+    }
+}
+
+/// Computes `child` (both views) from `parent`, the accumulators of the board `before`, for
+/// the board `after`, by the pieces that left or arrived on each square; a view that changed
+/// ([`Layout::view`]: its king crossed between files d and e in a mirrored layout, or into
+/// another king bucket) is refreshed instead.
+fn apply_difference(
+    net: &Network,
+    before: &Chess,
+    after: &Chess,
+    parent: &[i16],
+    child: &mut [i16],
+) {
     let h = net.hidden();
-    let (white, black) = acc.split_at_mut(h);
+    let (white, black) = child.split_at_mut(h);
+    let (white_parent, black_parent) = parent.split_at(h);
     let view = |c: Color| net.layout.view(after, c);
     let (white_view, black_view) = (view(Color::White), view(Color::Black));
     // A view that changed is rebuilt; the other takes the difference below.
     let white_moved = white_view != net.layout.view(before, Color::White);
     let black_moved = black_view != net.layout.view(before, Color::Black);
-    if white_moved {
-        net.refresh_view(after, Color::White, white);
-    }
-    if black_moved {
-        net.refresh_view(after, Color::Black, black);
-    }
+    let (mut white_changes, mut black_changes) = (Changes::default(), Changes::default());
     let (b0, b1) = (before.board(), after.board());
     for piece in PIECES {
         let old = b0.by_piece(piece);
@@ -511,21 +664,23 @@ fn apply_difference(net: &Network, before: &Chess, after: &Chess, acc: &mut [i16
             continue;
         }
         for sq in old & !new {
-            if !white_moved {
-                sub(white, net.row(feature(Color::White, white_view, piece, sq)));
-            }
-            if !black_moved {
-                sub(black, net.row(feature(Color::Black, black_view, piece, sq)));
-            }
+            white_changes.sub(feature(Color::White, white_view, piece, sq));
+            black_changes.sub(feature(Color::Black, black_view, piece, sq));
         }
         for sq in new & !old {
-            if !white_moved {
-                add(white, net.row(feature(Color::White, white_view, piece, sq)));
-            }
-            if !black_moved {
-                add(black, net.row(feature(Color::Black, black_view, piece, sq)));
-            }
+            white_changes.add(feature(Color::White, white_view, piece, sq));
+            black_changes.add(feature(Color::Black, black_view, piece, sq));
         }
+    }
+    if white_moved || white_changes.overflow {
+        net.refresh_view(after, Color::White, white);
+    } else {
+        white_changes.apply(net, white_parent, white);
+    }
+    if black_moved || black_changes.overflow {
+        net.refresh_view(after, Color::Black, black);
+    } else {
+        black_changes.apply(net, black_parent, black);
     }
 }
 
@@ -806,6 +961,21 @@ mod tests {
     }
 
     #[test]
+    fn a_difference_bigger_than_a_move_is_refreshed_correctly() {
+        // Two unrelated boards differ by far more than MAX_CHANGES features a view: the
+        // update must fall back to a refresh, not drop the changes it has no room for.
+        let net = random_network(32, 3);
+        let before = board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        let after = board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+        let mut parent = vec![0i16; 64];
+        net.refresh(&before, &mut parent);
+        let (mut child, mut want) = (vec![0i16; 64], vec![0i16; 64]);
+        apply_difference(&net, &before, &after, &parent, &mut child);
+        net.refresh(&after, &mut want);
+        assert_eq!(child, want);
+    }
+
+    #[test]
     fn the_avx2_kernels_give_the_portable_numbers() {
         #[cfg(target_arch = "x86_64")]
         {
@@ -836,6 +1006,38 @@ mod tests {
                 sub_portable(&mut b, row);
                 assert_eq!(a, b, "sub, len {len}");
                 assert_eq!(a, acc);
+                // The fused kernels: against the portable ones and against the unfused
+                // updates they replace.
+                let rows: Vec<&[i16]> = (2..6)
+                    .map(|k| &net.ft_weights[k * len..(k + 1) * len])
+                    .collect();
+                let unfused = |adds: &[&[i16]], subs: &[&[i16]]| {
+                    let mut out = acc.clone();
+                    adds.iter().for_each(|r| add_portable(&mut out, r));
+                    subs.iter().for_each(|r| sub_portable(&mut out, r));
+                    out
+                };
+                let (mut fast, mut slow) = (vec![0i16; len], vec![0i16; len]);
+                // SAFETY: as above.
+                unsafe { avx2::add_sub(&mut fast, &acc, rows[0], rows[1]) };
+                add_sub_portable(&mut slow, &acc, rows[0], rows[1]);
+                assert_eq!(fast, slow, "add_sub, len {len}");
+                assert_eq!(fast, unfused(&rows[..1], &rows[1..2]), "add_sub, len {len}");
+                // SAFETY: as above.
+                unsafe { avx2::add_sub2(&mut fast, &acc, rows[0], rows[1], rows[2]) };
+                add_sub2_portable(&mut slow, &acc, rows[0], rows[1], rows[2]);
+                assert_eq!(fast, slow, "add_sub2, len {len}");
+                assert_eq!(
+                    fast,
+                    unfused(&rows[..1], &rows[1..3]),
+                    "add_sub2, len {len}"
+                );
+                let (adds, subs) = ([rows[0], rows[1]], [rows[2], rows[3]]);
+                // SAFETY: as above.
+                unsafe { avx2::add2_sub2(&mut fast, &acc, adds, subs) };
+                add2_sub2_portable(&mut slow, &acc, adds, subs);
+                assert_eq!(fast, slow, "add2_sub2, len {len}");
+                assert_eq!(fast, unfused(&adds, &subs), "add2_sub2, len {len}");
             }
         }
     }
