@@ -572,7 +572,8 @@ impl AccumulatorStack {
     }
 }
 
-/// Most features one move adds, or removes, in one view (castling: king and rook).
+/// Room for the features one move adds, or removes, in one view: at most two (castling's
+/// king and rook), with room to spare.
 const MAX_CHANGES: usize = 4;
 
 /// The features that left (`subs`) and arrived (`adds`) between two boards, for one view.
