@@ -1,6 +1,7 @@
 //! The network: its constants and input layouts, the integer inference kernels, and the
 //! accumulators the search updates along a line (the format is `file.rs`).
 
+use arrayvec::ArrayVec;
 use shakmaty::{Chess, Color, Piece, Position as _, Role, Square};
 
 use crate::position::Position;
@@ -581,40 +582,25 @@ const MAX_CHANGES: usize = 4;
 /// a bigger difference sets `overflow` and the view is refreshed instead.
 #[derive(Default)]
 struct Changes {
-    adds: [usize; MAX_CHANGES],
-    subs: [usize; MAX_CHANGES],
-    n_adds: usize,
-    n_subs: usize,
+    adds: ArrayVec<usize, MAX_CHANGES>,
+    subs: ArrayVec<usize, MAX_CHANGES>,
     overflow: bool,
 }
 
 impl Changes {
     fn add(&mut self, f: usize) {
-        match self.adds.get_mut(self.n_adds) {
-            Some(slot) => {
-                *slot = f;
-                self.n_adds += 1;
-            }
-            None => self.overflow = true,
-        }
+        self.overflow |= self.adds.try_push(f).is_err();
     }
 
     fn sub(&mut self, f: usize) {
-        match self.subs.get_mut(self.n_subs) {
-            Some(slot) => {
-                *slot = f;
-                self.n_subs += 1;
-            }
-            None => self.overflow = true,
-        }
+        self.overflow |= self.subs.try_push(f).is_err();
     }
 
     /// Writes `parent` with these changes applied into `out`: in one fused pass for the
     /// shapes of a quiet move, a capture and castling, and by a copy and one pass a feature
     /// otherwise (a null move changes nothing).
     fn apply(&self, net: &Network, parent: &[i16], out: &mut [i16]) {
-        let adds = &self.adds[..self.n_adds];
-        let subs = &self.subs[..self.n_subs];
+        let (adds, subs) = (self.adds.as_slice(), self.subs.as_slice());
         match (adds, subs) {
             ([a], [s]) => add_sub(out, parent, net.row(*a), net.row(*s)),
             ([a], [s1, s2]) => add_sub2(out, parent, net.row(*a), net.row(*s1), net.row(*s2)),
