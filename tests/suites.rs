@@ -63,26 +63,27 @@ fn zugzwangs_solved(ids: &[&str], depth: i32, settings: &[(&str, &str)]) -> Vec<
 fn zugzwangs_are_solved_and_verification_matters() {
     // The defaults solve 13 of the 30 at depth 16 with net 13 (`shears epd tests/data/zugts.epd
     // --depth 16`; net 12 solved 14, net 10 12, net 9 10, net 7 12, net 6 8, net 5 11). With
-    // net 13 the verified search solves 14 at 16 against 13 without verification.
+    // net 14 both settings below solve 12 at depths 18 and 20.
     let default = zugzwangs_solved(ZUGZWANGS, 16, &[]);
     assert!(default.len() >= 7, "{default:?}");
     // The verification search (here at every depth) finds zugzwangs that plain null-move
-    // pruning (verification off) gets wrong. Measured with net 13 (`shears epd
-    // tests/data/zugts.epd --depth D --set NMP_VERIFY_MIN_DEPTH=1|64`): both settings play
-    // a5a6 in ZPTS.25 (Kubbel 1927), but from depth 17 on only the verified search sees that
-    // it wins (+1277 at 17, +1363 at 18, +2169 at 20, the net's units), where plain null-move
-    // pruning scores it 0 up to depth 22. The witness was ZPTS.24 with nets 7, 10 and 12
-    // (the mate after c7e8, which net 13 finds either way), ZPTS.25 by the move with net 9
-    // (a5a6 verified at +1027, a5b6 at 0 unverified); net 6 showed it on ZPTS.21 at depth 20
-    // only; net 5 gave 14 against 11 at 18, the hand-written evaluation 13 against 10.
-    let verified = zugzwang_results(&["ZPTS.25"], 18, &[("NMP_VERIFY_MIN_DEPTH", "1")]);
-    let unverified = zugzwang_results(&["ZPTS.25"], 18, &[("NMP_VERIFY_MIN_DEPTH", "64")]);
+    // pruning (verification off) gets wrong. Measured with net 14 (`shears epd
+    // tests/data/zugts.epd --depth D --set NMP_VERIFY_MIN_DEPTH=1|64`): in ZPTS.24 the
+    // verified search plays c7e8 (+1115 at depth 18, mate at 20, the net's units), where
+    // plain null-move pruning plays b8b5 at +155 (18) and +148 (20). (ZPTS.20 goes the other
+    // way with net 14: only the unverified search plays f3e2, at both depths.) The witness was
+    // ZPTS.25 with net 13 (a5a6 either way, but only the verified search saw the win up to
+    // depth 22; with net 14 both see it from depth 18), ZPTS.24 with nets 7, 10 and 12,
+    // ZPTS.25 by the move with net 9; net 6 showed it on ZPTS.21 at depth 20 only; net 5 gave
+    // 14 against 11 at 18, the hand-written evaluation 13 against 10.
+    let verified = zugzwang_results(&["ZPTS.24"], 18, &[("NMP_VERIFY_MIN_DEPTH", "1")]);
+    let unverified = zugzwang_results(&["ZPTS.24"], 18, &[("NMP_VERIFY_MIN_DEPTH", "64")]);
     assert!(
         matches!(verified.as_slice(), [(_, true, score)] if *score >= 500),
         "{verified:?}"
     );
     assert!(
-        matches!(unverified.as_slice(), [(_, _, score)] if *score < 200),
+        matches!(unverified.as_slice(), [(_, false, score)] if *score < 500),
         "{unverified:?}"
     );
 }
