@@ -35,9 +35,10 @@ pub(crate) const MAX_ELO: u32 = 3000;
 
 /// Nodes a move may search at a `UCI_Elo` setting: 250 at 1600, doubling every 87 Elo
 /// (about 27 at the bottom of the range, 6,000 at 2000, 147,000 at 2400; from about 2500-2600, a
-/// computed estimate, a blitz search stops on time before the cap). Fitted to games of the default
-/// net (net 13) against Debian's Stockfish 15.1 at its own `UCI_Elo`: docs/analysis.md has the
-/// games, 360 of them at three settings and three anchors.
+/// computed estimate, a blitz search stops on time before the cap). Fitted to games of net 13
+/// (the default until 2026-12-03; net 14 is not yet rechecked) against Debian's Stockfish 15.1
+/// at its own `UCI_Elo`: docs/analysis.md has the games, 360 of them at three settings and
+/// three anchors.
 pub fn elo_nodes(elo: u32) -> u64 {
     const ANCHOR_ELO: f64 = 1600.0;
     const ANCHOR_NODES: f64 = 250.0;
