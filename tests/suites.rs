@@ -61,9 +61,9 @@ fn zugzwangs_solved(ids: &[&str], depth: i32, settings: &[(&str, &str)]) -> Vec<
 
 #[test]
 fn zugzwangs_are_solved_and_verification_matters() {
-    // The defaults solve 13 of the 30 at depth 16 with net 13 (`shears epd tests/data/zugts.epd
-    // --depth 16`; net 12 solved 14, net 10 12, net 9 10, net 7 12, net 6 8, net 5 11). With
-    // net 14 both settings below solve 12 at depths 18 and 20.
+    // The defaults solve 12 of the 30 at depth 16 with net 14 (`shears epd tests/data/zugts.epd
+    // --depth 16`; net 13 solved 13, net 12 14, net 10 12, net 9 10, net 7 12, net 6 8, net 5
+    // 11). With net 14 both settings below solve 12 of the 30 at depths 18 and 20.
     let default = zugzwangs_solved(ZUGZWANGS, 16, &[]);
     assert!(default.len() >= 7, "{default:?}");
     // The verification search (here at every depth) finds zugzwangs that plain null-move
@@ -73,7 +73,7 @@ fn zugzwangs_are_solved_and_verification_matters() {
     // plain null-move pruning plays b8b5 at +155 (18) and +148 (20). (ZPTS.20 goes the other
     // way with net 14: only the unverified search plays f3e2, at both depths.) The witness was
     // ZPTS.25 with net 13 (a5a6 either way, but only the verified search saw the win up to
-    // depth 22; with net 14 both see it from depth 18), ZPTS.24 with nets 7, 10 and 12,
+    // depth 22; with net 14 both see it at depths 18 and 20), ZPTS.24 with nets 7, 10 and 12,
     // ZPTS.25 by the move with net 9; net 6 showed it on ZPTS.21 at depth 20 only; net 5 gave
     // 14 against 11 at 18, the hand-written evaluation 13 against 10.
     let verified = zugzwang_results(&["ZPTS.24"], 18, &[("NMP_VERIFY_MIN_DEPTH", "1")]);
