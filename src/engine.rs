@@ -33,15 +33,14 @@ pub(crate) const MAX_MULTIPV: usize = 256;
 pub(crate) const MIN_ELO: u32 = 1320;
 pub(crate) const MAX_ELO: u32 = 3000;
 
-/// Nodes a move may search at a `UCI_Elo` setting: 250 at 1600, doubling every 87 Elo
-/// (about 27 at the bottom of the range, 6,000 at 2000, 147,000 at 2400; from about 2500-2600, a
-/// computed estimate, a blitz search stops on time before the cap). Fitted to games of net 13
-/// (the default until 2026-12-03; net 14 is not yet rechecked) against Debian's Stockfish 15.1
-/// at its own `UCI_Elo`: docs/analysis.md has the games, 360 of them at three settings and
-/// three anchors.
+/// Nodes a move may search at a `UCI_Elo` setting: 175 at 1600, doubling every 87 Elo
+/// (about 19 at the bottom of the range, 4,200 at 2000, 103,000 at 2400; from about 2500-2600, a
+/// computed estimate, a blitz search stops on time before the cap). Fitted to games of net 14
+/// against Debian's Stockfish 15.1 at its own `UCI_Elo`: docs/analysis.md has the games, 240 of
+/// them at three settings and two anchors (net 13's fit, 250 nodes, sat +64 above).
 pub fn elo_nodes(elo: u32) -> u64 {
     const ANCHOR_ELO: f64 = 1600.0;
-    const ANCHOR_NODES: f64 = 250.0;
+    const ANCHOR_NODES: f64 = 175.0;
     const ELO_PER_DOUBLING: f64 = 87.0;
     let steps = (f64::from(elo.clamp(MIN_ELO, MAX_ELO)) - ANCHOR_ELO) / ELO_PER_DOUBLING;
     (ANCHOR_NODES * steps.exp2()).round() as u64

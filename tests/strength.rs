@@ -13,8 +13,8 @@ fn at_elo(elo: u32) -> Engine {
 
 #[test]
 fn a_lower_elo_scores_less_and_searches_fewer_nodes() {
-    assert!(shears::engine::elo_nodes(1400) < shears::engine::elo_nodes(1900));
-    let (weak, strong) = (1400, 1900);
+    assert!(shears::engine::elo_nodes(1400) < shears::engine::elo_nodes(2000));
+    let (weak, strong) = (1400, 2000);
     let adj = Adjudication {
         resign_score: Some(800),
         resign_moves: 2,
