@@ -47,7 +47,7 @@ const USAGE: &str = "usage:
                      [--net FILE] [--base-net FILE] (either instead of --values: nets compared)
                      [--games 400] [--tc 8+0.08|nodes=N] [--concurrency N] [--hash MB] [--seed N]
                      [--resign CP] [--draw CP] [--log FILE] [--data-out DIR] [--quiet]
-  shears-tune datagen --out DIR [--games N] [--soft-nodes N] [--hard-nodes N] [--threads N]
+  shears-tune datagen --out DIR [--games N] [--soft-nodes 2500] [--hard-nodes 20x soft] [--threads N]
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB]
                       [--net <default>|FILE] [--quiet]
   shears-tune datagen --stats DIR
