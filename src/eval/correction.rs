@@ -2,8 +2,13 @@
 //! pawn structure and by each side's non-pawn pieces, added to the net's raw evaluation.
 //!
 //! Values are kept in `1/CORR_GRAIN` centipawns. Each search node whose bound says which way
-//! the static evaluation was wrong moves three entries (pawn key, white non-pawn key, black
-//! non-pawn key, per side to move) towards the error, by more the deeper the node.
+//! the corrected static evaluation was wrong nudges its three entries (pawn key, white
+//! non-pawn key, black non-pawn key, per side to move) by the *residual*: the search's score
+//! minus the corrected evaluation, so the three tables are fitted jointly, each one learning
+//! what the others have not explained (a step of stochastic gradient descent on the squared
+//! error of their weighted sum). The step grows with the node's depth and is capped, and
+//! each entry is held inside `±CORR_MAX` by gravity: a step moves it by less the closer it
+//! already is to the bound it points at.
 
 use shakmaty::Color;
 
@@ -13,7 +18,15 @@ use crate::position::Position;
 const CORR_SIZE: usize = 16_384;
 /// Values are in units of 1/CORR_GRAIN centipawn.
 const CORR_GRAIN: i32 = 256;
-const CORR_MAX: i32 = CORR_GRAIN * 64;
+/// Bound of one entry: 32 centipawns.
+const CORR_MAX: i32 = CORR_GRAIN * 32;
+/// Bound of one step: 8 centipawns.
+const CORR_STEP_MAX: i32 = CORR_MAX / 4;
+/// Depth at which a step reaches its largest share of the residual.
+const CORR_DEPTH_CAP: i32 = 16;
+/// A step is `residual x min(depth, CORR_DEPTH_CAP) / CORR_STEP_DIV` in each table: at most
+/// a quarter of the residual per table, half of it in the weighted sum at weights 100 and 50.
+const CORR_STEP_DIV: i32 = 64;
 
 /// The correction tables of one search thread. Kept across the moves of a game, cleared by
 /// `ucinewgame`.
@@ -44,6 +57,14 @@ fn keys(pos: &Position) -> (Color, u64, [u64; 2]) {
             pos.non_pawn_key(Color::Black),
         ],
     )
+}
+
+/// Moves `entry` by `step`, by less the closer it is to the bound `step` points at.
+#[inline]
+fn nudge(entry: &mut i16, step: i32) {
+    let e = i32::from(*entry);
+    let v = e + step - e * step.abs() / CORR_MAX;
+    *entry = v.clamp(-CORR_MAX, CORR_MAX) as i16;
 }
 
 impl Correction {
@@ -78,12 +99,12 @@ impl Correction {
         (pawn * weights[0] + nonpawn * weights[1]) / (100 * CORR_GRAIN)
     }
 
-    /// Moves the entries of `pos` towards `error` (search score minus raw evaluation, cp),
-    /// weighted by depth.
+    /// Nudges the entries of `pos` by `residual` (search score minus the corrected
+    /// evaluation, cp), more the deeper the search.
     #[inline]
-    pub(crate) fn learn(&mut self, pos: &Position, error: i32, depth: i32) {
+    pub(crate) fn learn(&mut self, pos: &Position, residual: i32, depth: i32) {
         let (color, pawn_key, nonpawn) = keys(pos);
-        self.learn_by_keys(color, pawn_key, nonpawn, error, depth);
+        self.learn_by_keys(color, pawn_key, nonpawn, residual, depth);
     }
 
     #[inline]
@@ -92,20 +113,17 @@ impl Correction {
         color: Color,
         pawn_key: u64,
         nonpawn: [u64; 2],
-        error: i32,
+        residual: i32,
         depth: i32,
     ) {
         let [p, w, b] = Self::indices(color, pawn_key, nonpawn);
-        let target = (error * CORR_GRAIN).clamp(-CORR_MAX, CORR_MAX);
-        let weight = (depth + 1).min(16);
-        let blend = |entry: &mut i16| {
-            let e = i32::from(*entry);
-            let v = (e * (256 - weight) + target * weight) / 256;
-            *entry = v.clamp(-CORR_MAX, CORR_MAX) as i16;
-        };
-        blend(&mut self.pawn[p]);
-        blend(&mut self.nonpawn[w]);
-        blend(&mut self.nonpawn[b]);
+        let weight = depth.clamp(1, CORR_DEPTH_CAP);
+        // Clamped first so that the product stays in range; the step's own cap is far below.
+        let step = (residual.clamp(-2_000, 2_000) * CORR_GRAIN / CORR_STEP_DIV * weight)
+            .clamp(-CORR_STEP_MAX, CORR_STEP_MAX);
+        nudge(&mut self.pawn[p], step);
+        nudge(&mut self.nonpawn[w], step);
+        nudge(&mut self.nonpawn[b], step);
     }
 }
 
@@ -113,16 +131,44 @@ impl Correction {
 mod tests {
     use super::*;
 
-    #[test]
-    fn correction_moves_towards_the_error() {
-        let mut h = Correction::default();
-        for _ in 0..200 {
-            h.learn_by_keys(Color::White, 5, [6, 7], 40, 10);
+    /// Plays `n` searches of one position whose net says `raw` and whose search says
+    /// `score`, each teaching the residual of the correction so far.
+    fn settle(h: &mut Correction, key: (Color, u64, [u64; 2]), raw: i32, score: i32, n: usize) {
+        let (c, p, np) = key;
+        for _ in 0..n {
+            let corrected = raw + h.by_keys(c, p, np, [100, 50]);
+            h.learn_by_keys(c, p, np, score - corrected, 10);
         }
-        // 40 from the pawn table at 50% plus 40 + 40 from the two non-pawn tables at 25%.
-        let c = h.by_keys(Color::White, 5, [6, 7], [50, 25]);
-        assert!((39..=40).contains(&c), "{c}");
+    }
+
+    #[test]
+    fn the_tables_together_learn_the_error_once() {
+        let mut h = Correction::default();
+        let key = (Color::White, 5, [6, 7]);
+        settle(&mut h, key, 0, 40, 200);
+        // Fitted jointly: the weighted sum, not each table, converges on the 40 cp error.
+        let c = h.by_keys(Color::White, 5, [6, 7], [100, 50]);
+        assert!((37..=40).contains(&c), "{c}");
         assert_eq!(h.by_keys(Color::Black, 5, [6, 7], [100, 50]), 0);
+        // A new error is followed, not averaged with the old one for ever.
+        settle(&mut h, key, 0, -20, 200);
+        let c = h.by_keys(Color::White, 5, [6, 7], [100, 50]);
+        assert!((-20..=-17).contains(&c), "{c}");
+    }
+
+    #[test]
+    fn entries_stay_bounded_and_one_step_is_capped() {
+        let mut h = Correction::default();
+        let key = (Color::Black, 1, [2, 3]);
+        h.learn_by_keys(key.0, key.1, key.2, 10_000, 30);
+        // One step moves each table by at most 8 cp: 8 + 8 x 0.5 x 2 in the sum.
+        assert_eq!(h.by_keys(key.0, key.1, key.2, [100, 50]), 16);
+        settle(&mut h, key, 0, 5_000, 2_000);
+        let c = h.by_keys(key.0, key.1, key.2, [100, 50]);
+        assert!((60..=64).contains(&c), "{c}");
+        settle(&mut h, key, 0, -5_000, 2_000);
+        let c = h.by_keys(key.0, key.1, key.2, [100, 50]);
+        assert!((-64..=-60).contains(&c), "{c}");
     }
 
     #[test]
@@ -130,9 +176,14 @@ mod tests {
         let mut h = Correction::default();
         let pos = Position::default();
         for _ in 0..200 {
-            h.learn(&pos, -30, 12);
+            let residual = -30 - h.of(&pos, [100, 0]);
+            h.learn(&pos, residual, 12);
         }
-        assert!((-30..=-29).contains(&h.of(&pos, [100, 0])));
+        assert!(
+            (-30..=-28).contains(&h.of(&pos, [100, 0])),
+            "{}",
+            h.of(&pos, [100, 0])
+        );
         h.clear();
         assert_eq!(h.of(&pos, [100, 100]), 0);
     }

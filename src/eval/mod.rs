@@ -67,11 +67,11 @@ impl Evaluator {
         (raw + c).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
-    /// Teaches the correction that a search of `pos` to `depth` found `score` where the net
-    /// said `raw`. The search calls it only while [`correction_on`], and skips the work of
-    /// deciding what to teach otherwise.
+    /// Teaches the correction that a search of `pos` to `depth` found `score` where the
+    /// corrected evaluation said `corrected`. The search calls it only while
+    /// [`correction_on`], and skips the work of deciding what to teach otherwise.
     #[inline]
-    pub(crate) fn learn(&mut self, pos: &Position, raw: i32, score: i32, depth: i32) {
-        self.correction.learn(pos, score - raw, depth);
+    pub(crate) fn learn(&mut self, pos: &Position, corrected: i32, score: i32, depth: i32) {
+        self.correction.learn(pos, score - corrected, depth);
     }
 }

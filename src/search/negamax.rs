@@ -814,7 +814,7 @@ impl Worker {
         if quiet_best && eval_error_known && !is_mate_score(best) {
             self.game
                 .eval
-                .learn(&self.state.pos, node.raw_eval, best, node.depth);
+                .learn(&self.state.pos, node.static_eval, best, node.depth);
         }
     }
 
