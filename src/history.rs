@@ -10,12 +10,19 @@ use crate::moves::{Move16, piece_index};
 
 pub(crate) const HISTORY_MAX: i32 = 16_384;
 
-/// Moves `entry` towards `bonus`'s bound: `e += b - e * |b| / MAX`.
+/// Moves `entry` towards `bonus`'s bound: `e += b - e * |b| / HISTORY_MAX`.
 #[inline]
 pub(crate) fn gravity(entry: &mut i16, bonus: i32) {
-    let b = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+    gravity_within(entry, bonus, HISTORY_MAX);
+}
+
+/// [`gravity`] inside `±max` (at most `i16::MAX`): `e += b - e * |b| / max`, with `b` held
+/// inside `±max`, so an entry inside the bound stays inside it.
+#[inline]
+pub(crate) fn gravity_within(entry: &mut i16, bonus: i32, max: i32) {
+    let b = bonus.clamp(-max, max);
     let e = i32::from(*entry);
-    *entry = (e + b - e * b.abs() / HISTORY_MAX) as i16;
+    *entry = (e + b - e * b.abs() / max) as i16;
 }
 
 /// Key of a move for continuation history: the moved piece and its destination.

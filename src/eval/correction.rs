@@ -12,6 +12,7 @@
 
 use shakmaty::Color;
 
+use crate::history::gravity_within;
 use crate::position::Position;
 
 /// Entries of each correction table (per side to move).
@@ -57,14 +58,6 @@ fn keys(pos: &Position) -> (Color, u64, [u64; 2]) {
             pos.non_pawn_key(Color::Black),
         ],
     )
-}
-
-/// Moves `entry` by `step`, by less the closer it is to the bound `step` points at.
-#[inline]
-fn nudge(entry: &mut i16, step: i32) {
-    let e = i32::from(*entry);
-    let v = e + step - e * step.abs() / CORR_MAX;
-    *entry = v.clamp(-CORR_MAX, CORR_MAX) as i16;
 }
 
 impl Correction {
@@ -121,9 +114,9 @@ impl Correction {
         // Clamped first so that the product stays in range; the step's own cap is far below.
         let step = (residual.clamp(-2_000, 2_000) * CORR_GRAIN / CORR_STEP_DIV * weight)
             .clamp(-CORR_STEP_MAX, CORR_STEP_MAX);
-        nudge(&mut self.pawn[p], step);
-        nudge(&mut self.nonpawn[w], step);
-        nudge(&mut self.nonpawn[b], step);
+        gravity_within(&mut self.pawn[p], step, CORR_MAX);
+        gravity_within(&mut self.nonpawn[w], step, CORR_MAX);
+        gravity_within(&mut self.nonpawn[b], step, CORR_MAX);
     }
 }
 
