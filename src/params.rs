@@ -221,10 +221,13 @@ define_params! {
     HIST_MALUS_BASE      =  250,    0,  1000,  25, "history malus offset";
     HIST_MALUS_MAX       = 2500,  500,  8000, 100, "history malus cap";
 
-    // Static-eval correction history (percent weights; both 0, the default, switch it off:
-    // docs/search.md).
-    CORR_PAWN_WEIGHT     =    0,    0,   300,  10, "weight of the pawn-structure correction";
-    CORR_NONPAWN_WEIGHT  =    0,    0,   300,  10, "weight of the non-pawn correction";
+    // Static-eval correction history (percent weights; both 0 switch it off: docs/search.md).
+    CORR_PAWN_WEIGHT     =  100,    0,   300,  10, "weight of the pawn-structure correction";
+    CORR_NONPAWN_WEIGHT  =   50,    0,   300,  10, "weight of the non-pawn correction";
+    CORR_STEP_DIV        =   64,   16,   256,   8, "correction step: residual x min(depth, CORR_STEP_DEPTH_MAX) / this";
+    CORR_STEP_DEPTH_MAX  =   16,    1,    32,   2, "depth from which a correction step stops growing";
+    CORR_STEP_MAX        =    8,    1,    32,   1, "cap of one correction step, per table (cp)";
+    CORR_ENTRY_MAX       =   32,    4,   120,   4, "bound of one correction entry, by gravity (cp)";
 
     // Lazy SMP (helper threads only; one thread is unaffected).
     SMP_SKIP_BLOCKS      =    1,    0,     1,   1, "helpers skip iterations in staggered blocks (0: off)";
@@ -268,6 +271,10 @@ pub const TECHNIQUES: &[(&str, &[(&str, i32)])] = &[
     ("history pruning", &[("HP_MAX_DEPTH", 0)]),
     ("SEE pruning", &[("SEE_MAX_DEPTH", 0)]),
     ("late move reductions", &[("LMR_MIN_DEPTH", 64)]),
+    (
+        "correction history",
+        &[("CORR_PAWN_WEIGHT", 0), ("CORR_NONPAWN_WEIGHT", 0)],
+    ),
 ];
 
 /// Techniques that stay in the search, off by default because games did not prove them, and
@@ -278,10 +285,6 @@ pub const DEFAULT_OFF: &[(&str, &[(&str, i32)])] = &[
     ("internal iterative reduction", &[("IIR_MIN_DEPTH", 4)]),
     ("quiescence delta pruning", &[("QS_DELTA_MARGIN", 200)]),
     ("quiescence checks", &[("QS_CHECKS", 1)]),
-    (
-        "correction history",
-        &[("CORR_PAWN_WEIGHT", 100), ("CORR_NONPAWN_WEIGHT", 50)],
-    ),
 ];
 
 impl Params {

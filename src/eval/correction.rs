@@ -7,27 +7,48 @@
 //! minus the corrected evaluation, so the three tables are fitted jointly, each one learning
 //! what the others have not explained (a step of stochastic gradient descent on the squared
 //! error of their weighted sum). The step grows with the node's depth and is capped, and
-//! each entry is held inside `±CORR_MAX` by gravity: a step moves it by less the closer it
+//! each entry is held inside `±CORR_ENTRY_MAX` by gravity: a step moves it by less the closer it
 //! already is to the bound it points at.
 
 use shakmaty::Color;
 
 use crate::history::gravity_within;
+use crate::params::Params;
 use crate::position::Position;
 
 /// Entries of each correction table (per side to move).
 const CORR_SIZE: usize = 16_384;
 /// Values are in units of 1/CORR_GRAIN centipawn.
 const CORR_GRAIN: i32 = 256;
-/// Bound of one entry: 32 centipawns.
-const CORR_MAX: i32 = CORR_GRAIN * 32;
-/// Bound of one step: 8 centipawns.
-const CORR_STEP_MAX: i32 = CORR_MAX / 4;
-/// Depth at which a step reaches its largest share of the residual.
-const CORR_DEPTH_CAP: i32 = 16;
-/// A step is `residual x min(depth, CORR_DEPTH_CAP) / CORR_STEP_DIV` in each table: at most
-/// a quarter of the residual per table, half of it in the weighted sum at weights 100 and 50.
-const CORR_STEP_DIV: i32 = 64;
+
+/// How far one search teaches the tables, from the `CORR_STEP_*` and `CORR_ENTRY_MAX`
+/// parameters, in table units.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Step {
+    /// A step is `residual x min(depth, depth_max) / div` in each table: at the defaults (64,
+    /// 16) at most a quarter of the residual per table, half of it in the weighted sum at
+    /// weights 100 and 50.
+    div: i32,
+    /// Depth at which a step reaches its largest share of the residual.
+    depth_max: i32,
+    /// Bound of one step.
+    step_max: i32,
+    /// Bound of one entry, held by gravity.
+    entry_max: i32,
+}
+
+impl Step {
+    /// The step of `p`'s settings (each inside its parameter's range, so nothing here can
+    /// overflow: an entry's bound is at most 120 cp, inside `i16` at this grain).
+    pub(crate) fn of(p: &Params) -> Step {
+        Step {
+            div: p.CORR_STEP_DIV.max(1),
+            depth_max: p.CORR_STEP_DEPTH_MAX.max(1),
+            step_max: p.CORR_STEP_MAX * CORR_GRAIN,
+            entry_max: (p.CORR_ENTRY_MAX * CORR_GRAIN).clamp(CORR_GRAIN, i32::from(i16::MAX)),
+        }
+    }
+}
 
 /// The correction tables of one search thread. Kept across the moves of a game, cleared by
 /// `ucinewgame`.
@@ -95,14 +116,15 @@ impl Correction {
     /// Nudges the entries of `pos` by `residual` (search score minus the corrected
     /// evaluation, cp), more the deeper the search.
     #[inline]
-    pub(crate) fn learn(&mut self, pos: &Position, residual: i32, depth: i32) {
+    pub(crate) fn learn(&mut self, step: Step, pos: &Position, residual: i32, depth: i32) {
         let (color, pawn_key, nonpawn) = keys(pos);
-        self.learn_by_keys(color, pawn_key, nonpawn, residual, depth);
+        self.learn_by_keys(step, color, pawn_key, nonpawn, residual, depth);
     }
 
     #[inline]
     fn learn_by_keys(
         &mut self,
+        step: Step,
         color: Color,
         pawn_key: u64,
         nonpawn: [u64; 2],
@@ -110,13 +132,13 @@ impl Correction {
         depth: i32,
     ) {
         let [p, w, b] = Self::indices(color, pawn_key, nonpawn);
-        let weight = depth.clamp(1, CORR_DEPTH_CAP);
+        let weight = depth.clamp(1, step.depth_max);
         // Clamped first so that the product stays in range; the step's own cap is far below.
-        let step = (residual.clamp(-2_000, 2_000) * CORR_GRAIN / CORR_STEP_DIV * weight)
-            .clamp(-CORR_STEP_MAX, CORR_STEP_MAX);
-        gravity_within(&mut self.pawn[p], step, CORR_MAX);
-        gravity_within(&mut self.nonpawn[w], step, CORR_MAX);
-        gravity_within(&mut self.nonpawn[b], step, CORR_MAX);
+        let delta = (residual.clamp(-2_000, 2_000) * CORR_GRAIN / step.div * weight)
+            .clamp(-step.step_max, step.step_max);
+        gravity_within(&mut self.pawn[p], delta, step.entry_max);
+        gravity_within(&mut self.nonpawn[w], delta, step.entry_max);
+        gravity_within(&mut self.nonpawn[b], delta, step.entry_max);
     }
 }
 
@@ -124,13 +146,17 @@ impl Correction {
 mod tests {
     use super::*;
 
+    fn step() -> Step {
+        Step::of(&Params::default())
+    }
+
     /// Plays `n` searches of one position whose net says `raw` and whose search says
     /// `score`, each teaching the residual of the correction so far.
     fn settle(h: &mut Correction, key: (Color, u64, [u64; 2]), raw: i32, score: i32, n: usize) {
         let (c, p, np) = key;
         for _ in 0..n {
             let corrected = raw + h.by_keys(c, p, np, [100, 50]);
-            h.learn_by_keys(c, p, np, score - corrected, 10);
+            h.learn_by_keys(step(), c, p, np, score - corrected, 10);
         }
     }
 
@@ -153,7 +179,7 @@ mod tests {
     fn entries_stay_bounded_and_one_step_is_capped() {
         let mut h = Correction::default();
         let key = (Color::Black, 1, [2, 3]);
-        h.learn_by_keys(key.0, key.1, key.2, 10_000, 30);
+        h.learn_by_keys(step(), key.0, key.1, key.2, 10_000, 30);
         // One step moves each table by at most 8 cp: 8 + 8 x 0.5 x 2 in the sum.
         assert_eq!(h.by_keys(key.0, key.1, key.2, [100, 50]), 16);
         settle(&mut h, key, 0, 5_000, 2_000);
@@ -170,7 +196,7 @@ mod tests {
         let pos = Position::default();
         for _ in 0..200 {
             let residual = -30 - h.of(&pos, [100, 0]);
-            h.learn(&pos, residual, 12);
+            h.learn(step(), &pos, residual, 12);
         }
         assert!(
             (-30..=-28).contains(&h.of(&pos, [100, 0])),

@@ -30,7 +30,7 @@ pub(crate) struct Evaluator {
     correction: Correction,
 }
 
-/// Correction history is in use (both weights 0 switch it off, the default): when it is not,
+/// Correction history is in use (on by default; both weights 0 switch it off): when it is not,
 /// neither the lookup nor the update is worth its three keys and table accesses per node.
 #[inline]
 pub(crate) fn correction_on(p: &Params) -> bool {
@@ -71,7 +71,15 @@ impl Evaluator {
     /// corrected evaluation said `corrected`. The search calls it only while
     /// [`correction_on`], and skips the work of deciding what to teach otherwise.
     #[inline]
-    pub(crate) fn learn(&mut self, pos: &Position, corrected: i32, score: i32, depth: i32) {
-        self.correction.learn(pos, score - corrected, depth);
+    pub(crate) fn learn(
+        &mut self,
+        p: &Params,
+        pos: &Position,
+        corrected: i32,
+        score: i32,
+        depth: i32,
+    ) {
+        let step = correction::Step::of(p);
+        self.correction.learn(step, pos, score - corrected, depth);
     }
 }

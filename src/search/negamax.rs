@@ -546,7 +546,7 @@ impl Worker {
 
         // Step 19. Teach the correction history how far the static eval was off.
         if crate::eval::correction_on(p) && !in_check && !singular_search {
-            self.learn_eval_error(&node, bound, best, best_move);
+            self.learn_eval_error(p, &node, bound, best, best_move);
         }
 
         // Step 20. Store the result (not for a MultiPV line after the first: its best move is
@@ -800,6 +800,7 @@ impl Worker {
     /// positions only and only when the bound says which way.
     fn learn_eval_error(
         &mut self,
+        p: &Params,
         node: &NodeInfo,
         bound: Bound,
         best: i32,
@@ -814,7 +815,7 @@ impl Worker {
         if quiet_best && eval_error_known && !is_mate_score(best) {
             self.game
                 .eval
-                .learn(&self.state.pos, node.static_eval, best, node.depth);
+                .learn(p, &self.state.pos, node.static_eval, best, node.depth);
         }
     }
 
