@@ -46,3 +46,21 @@ fn every_off_switch_changes_the_search() {
         assert_ne!(on, default, "switching on {technique} changed nothing");
     }
 }
+
+#[test]
+fn the_correction_steps_reach_the_search() {
+    let depth = 9;
+    let default = nodes(&[], depth);
+    for setting in [
+        ("CORR_STEP_DIV", 16),
+        ("CORR_STEP_DEPTH_MAX", 2),
+        ("CORR_STEP_MAX", 1),
+        ("CORR_ENTRY_MAX", 4),
+    ] {
+        assert_ne!(
+            nodes(&[setting], depth),
+            default,
+            "{setting:?} changed nothing"
+        );
+    }
+}

@@ -191,6 +191,30 @@ mod tests {
     }
 
     #[test]
+    fn the_step_and_the_bound_follow_their_parameters() {
+        let mut p = Params::default();
+        p.set("CORR_STEP_MAX", 1).unwrap();
+        p.set("CORR_ENTRY_MAX", 4).unwrap();
+        let step = Step::of(&p);
+        let mut h = Correction::default();
+        let (c, k, np) = (Color::White, 9, [10, 11]);
+        h.learn_by_keys(step, c, k, np, 10_000, 30);
+        // 1 cp a table in one step: 1 + 1 x 0.5 x 2 in the sum.
+        assert_eq!(h.by_keys(c, k, np, [100, 50]), 2);
+        for _ in 0..2_000 {
+            h.learn_by_keys(step, c, k, np, 10_000, 30);
+        }
+        let pawn = h.by_keys(c, k, np, [100, 0]);
+        assert!((3..=4).contains(&pawn), "{pawn}");
+        // A smaller divisor takes a larger share of a small residual.
+        p.set("CORR_STEP_MAX", 32).unwrap();
+        p.set("CORR_STEP_DIV", 16).unwrap();
+        let mut h = Correction::default();
+        h.learn_by_keys(Step::of(&p), c, k, np, 2, 16);
+        assert_eq!(h.pawn[Correction::indices(c, k, np)[0]], 2 * 256 / 16 * 16);
+    }
+
+    #[test]
     fn a_position_learns_its_own_entries() {
         let mut h = Correction::default();
         let pos = Position::default();
