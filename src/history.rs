@@ -4,7 +4,7 @@
 //! [`gravity`]: a bonus moves an entry towards the bound it points at, by less the closer the
 //! entry already is, so the tables never saturate and old knowledge fades.
 
-use shakmaty::{Color, Move, Role, Square};
+use shakmaty::{Bitboard, Color, Move, Role, Square};
 
 use crate::moves::{Move16, piece_index};
 
@@ -63,7 +63,9 @@ const PIECE_TO: usize = 12 * 64;
 
 /// Per-thread history tables. Reset on `ucinewgame`, kept across the moves of a game.
 pub(crate) struct Histories {
-    /// Quiet moves by side, from-square and to-square.
+    /// Quiet moves by side, whether the from- and to-squares are attacked by the other side
+    /// (four sets, see [`threat_set`]; only the first while `HIST_THREATS` is off), from-square
+    /// and to-square.
     butterfly: Vec<i16>,
     /// Captures by moving piece, destination and captured role.
     capture: Vec<i16>,
@@ -76,7 +78,7 @@ pub(crate) struct Histories {
 impl Default for Histories {
     fn default() -> Self {
         Histories {
-            butterfly: vec![0; 2 * 64 * 64],
+            butterfly: vec![0; 2 * 4 * 64 * 64],
             capture: vec![0; PIECE_TO * 6],
             continuation: vec![0; PIECE_TO * PIECE_TO],
             counter: vec![Move16::NONE; PIECE_TO],
@@ -88,6 +90,20 @@ impl Default for Histories {
 fn from_to(m: Move) -> usize {
     let from = m.from().map_or(0, |s| s as usize);
     from * 64 + m.to() as usize
+}
+
+/// Which of the four butterfly sets a quiet move uses: its from-square attacked by the other
+/// side (a piece moving out of a threat), its to-square attacked (into one), both or neither.
+/// `threats` is empty while `HIST_THREATS` is off, so every move uses set 0.
+#[inline]
+fn threat_set(m: Move, threats: Bitboard) -> usize {
+    let from = m.from().is_some_and(|s| threats.contains(s));
+    2 * usize::from(from) + usize::from(threats.contains(m.to()))
+}
+
+#[inline]
+fn butterfly_index(color: Color, m: Move, threats: Bitboard) -> usize {
+    (color as usize * 4 + threat_set(m, threats)) * 4096 + from_to(m)
 }
 
 #[inline]
@@ -109,14 +125,20 @@ impl Histories {
     }
 
     #[inline]
-    pub(crate) fn butterfly(&self, color: Color, m: Move) -> i32 {
-        i32::from(self.butterfly[color as usize * 4096 + from_to(m)])
+    pub(crate) fn butterfly(&self, color: Color, m: Move, threats: Bitboard) -> i32 {
+        i32::from(self.butterfly[butterfly_index(color, m, threats)])
     }
 
     #[inline]
-    pub(crate) fn update_butterfly(&mut self, color: Color, m: Move, bonus: i32) {
+    pub(crate) fn update_butterfly(
+        &mut self,
+        color: Color,
+        m: Move,
+        threats: Bitboard,
+        bonus: i32,
+    ) {
         gravity(
-            &mut self.butterfly[color as usize * 4096 + from_to(m)],
+            &mut self.butterfly[butterfly_index(color, m, threats)],
             bonus,
         );
     }
@@ -190,5 +212,33 @@ mod tests {
         gravity(&mut e, -300);
         // 300 - 300 - 300*300/16384 = -5
         assert_eq!(e, -5);
+    }
+
+    #[test]
+    fn butterfly_sets_split_moves_by_threatened_squares() {
+        let mut h = Histories::default();
+        let m = Move::Normal {
+            role: Role::Knight,
+            from: Square::G1,
+            capture: None,
+            to: Square::F3,
+            promotion: None,
+        };
+        let none = Bitboard::EMPTY;
+        let from = Bitboard::from_square(Square::G1);
+        let to = Bitboard::from_square(Square::F3);
+        h.update_butterfly(Color::White, m, from, 1000);
+        assert_eq!(h.butterfly(Color::White, m, from), 1000);
+        // The other three sets, and the other side, are untouched.
+        for t in [none, to, from | to] {
+            assert_eq!(h.butterfly(Color::White, m, t), 0);
+        }
+        assert_eq!(h.butterfly(Color::Black, m, from), 0);
+        // Threats elsewhere on the board do not change the set.
+        let elsewhere = Bitboard::from_square(Square::A8);
+        assert_eq!(h.butterfly(Color::White, m, from | elsewhere), 1000);
+        h.update_butterfly(Color::White, m, none, -500);
+        assert_eq!(h.butterfly(Color::White, m, none), -500);
+        assert_eq!(h.butterfly(Color::White, m, from), 1000);
     }
 }

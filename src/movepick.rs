@@ -7,7 +7,7 @@
 //! all legal evasions are generated at once.
 
 use arrayvec::ArrayVec;
-use shakmaty::{Move, MoveList, Role};
+use shakmaty::{Bitboard, Move, MoveList, Role};
 
 use crate::history::{Histories, PieceTo};
 use crate::movegen::CheckInfo;
@@ -57,12 +57,14 @@ pub(crate) fn quiet_score(
     pos: &Position,
     hist: &Histories,
     cont: &[Option<PieceTo>; 2],
+    threats: Bitboard,
     m: Move,
 ) -> i32 {
     let turn = pos.turn();
     let pt = PieceTo::of(turn, m);
-    let mut score =
-        hist.butterfly(turn, m) + hist.continuation(cont[0], pt) + hist.continuation(cont[1], pt);
+    let mut score = hist.butterfly(turn, m, threats)
+        + hist.continuation(cont[0], pt)
+        + hist.continuation(cont[1], pt);
     if m.is_promotion() {
         // Under-promotions last.
         score -= 100_000;
@@ -78,6 +80,8 @@ pub(crate) struct MovePicker {
     killer16: [Move16; 2],
     counter16: Move16,
     cont: [Option<PieceTo>; 2],
+    /// Squares the other side attacks, for the butterfly history's sets (empty: set 0).
+    threats: Bitboard,
     moves: MoveList,
     /// Scores of `moves[..scores.len()]` (noisy moves first, quiets once reached).
     scores: ArrayVec<i32, 256>,
@@ -110,6 +114,7 @@ impl MovePicker {
             killer16: killers,
             counter16: counter,
             cont,
+            threats: Bitboard::EMPTY,
             moves: MoveList::new(),
             scores: ArrayVec::new(),
             noisy_end: 0,
@@ -120,6 +125,13 @@ impl MovePicker {
             in_check,
             check_info: None,
         }
+    }
+
+    /// The squares the other side attacks, which choose the butterfly history's set for the
+    /// quiets (as [`quiet_score`]); empty until set.
+    pub(crate) fn with_threats(mut self, threats: Bitboard) -> Self {
+        self.threats = threats;
+        self
     }
 
     /// Picker for the quiescence search: noisy moves only, unless in check (all evasions).
@@ -288,7 +300,8 @@ impl MovePicker {
                     self.idx = self.noisy_end;
                     if !self.skip_quiets {
                         for &m in &self.moves[self.noisy_end..] {
-                            self.scores.push(quiet_score(pos, hist, &self.cont, m));
+                            self.scores
+                                .push(quiet_score(pos, hist, &self.cont, self.threats, m));
                         }
                     }
                 }

@@ -220,6 +220,7 @@ define_params! {
     HIST_MALUS_MUL       =  300,   50,  1000,  20, "history malus per ply of depth";
     HIST_MALUS_BASE      =  250,    0,  1000,  25, "history malus offset";
     HIST_MALUS_MAX       = 2500,  500,  8000, 100, "history malus cap";
+    HIST_THREATS         =    0,    0,     1,   1, "butterfly history split by threatened from/to squares (0: off)";
 
     // Static-eval correction history (percent weights; both 0 switch it off: docs/search.md).
     CORR_PAWN_WEIGHT     =  100,    0,   300,  10, "weight of the pawn-structure correction";
@@ -285,6 +286,7 @@ pub const DEFAULT_OFF: &[(&str, &[(&str, i32)])] = &[
     ("internal iterative reduction", &[("IIR_MIN_DEPTH", 4)]),
     ("quiescence delta pruning", &[("QS_DELTA_MARGIN", 200)]),
     ("quiescence checks", &[("QS_CHECKS", 1)]),
+    ("threat-aware history", &[("HIST_THREATS", 1)]),
 ];
 
 impl Params {
@@ -384,7 +386,13 @@ mod tests {
             "_REDUCTION",
             "_MOVES",
         ];
-        const SWITCHES: [&str; 4] = ["EXT_CHECK", "QS_CHECKS", "SMP_SKIP_BLOCKS", "SMP_VOTE"];
+        const SWITCHES: [&str; 5] = [
+            "EXT_CHECK",
+            "QS_CHECKS",
+            "HIST_THREATS",
+            "SMP_SKIP_BLOCKS",
+            "SMP_VOTE",
+        ];
         for s in PARAM_SPECS {
             let ok = SUFFIXES.iter().any(|x| s.name.ends_with(x))
                 || SWITCHES.contains(&s.name)

@@ -6,7 +6,8 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position as _, PositionError, Square,
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position as _, PositionError,
+    Square, attacks,
 };
 
 /// The standard starting position.
@@ -170,6 +171,32 @@ impl Position {
             ^ (b.queens().0 & us).wrapping_mul(0x27D4_EB2F_1656_67C5)
             ^ (b.kings().0 & us).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
         mix(minors ^ majors.rotate_left(29) ^ color as u64)
+    }
+
+    /// Squares the side not to move attacks: what threatens the side to move's pieces. The
+    /// sliders see through nothing (every piece blocks, the king to move included).
+    pub(crate) fn threats(&self) -> Bitboard {
+        let b = self.board().board();
+        let them = !self.turn();
+        let theirs = b.by_color(them);
+        let occupied = b.occupied();
+        let mut t = Bitboard::EMPTY;
+        for sq in b.pawns() & theirs {
+            t |= attacks::pawn_attacks(them, sq);
+        }
+        for sq in b.knights() & theirs {
+            t |= attacks::knight_attacks(sq);
+        }
+        for sq in (b.bishops() | b.queens()) & theirs {
+            t |= attacks::bishop_attacks(sq, occupied);
+        }
+        for sq in (b.rooks() | b.queens()) & theirs {
+            t |= attacks::rook_attacks(sq, occupied);
+        }
+        for sq in b.kings() & theirs {
+            t |= attacks::king_attacks(sq);
+        }
+        t
     }
 
     /// Does the side to move have a piece other than pawns and the king?
@@ -339,6 +366,28 @@ mod tests {
         for m in moves.split_whitespace() {
             let mv = pos.parse_uci_move(m).unwrap();
             pos.play_game_move(mv);
+        }
+    }
+
+    #[test]
+    fn threats_are_the_squares_the_other_side_attacks() {
+        for fen in [
+            START_FEN,
+            "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5",
+            "4k3/8/8/3q4/8/8/1P6/R3K2R b KQ - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen, CastlingMode::Standard).expect("fen");
+            let b = pos.board().board();
+            let them = !pos.turn();
+            let mut expected = Bitboard::EMPTY;
+            for sq in Square::ALL {
+                if b.attacks_to(sq, them, b.occupied()).any() {
+                    expected.add(sq);
+                }
+            }
+            assert_eq!(pos.threats(), expected, "{fen}");
+            assert!(pos.threats().any(), "{fen}");
         }
     }
 

@@ -1,7 +1,7 @@
 //! The principal variation search, as numbered steps in the order a node takes them.
 //! Every margin comes from the parameter table through the small functions below.
 
-use shakmaty::Move;
+use shakmaty::{Bitboard, Move};
 
 use super::node::{Node, NonPv, PLY, Pv};
 use super::shared::SearchShared;
@@ -232,7 +232,8 @@ impl Worker {
             {
                 let bonus = history_bonus(p, depth);
                 let cont = self.cont_keys(ply);
-                self.update_quiet(self.state.pos.turn(), m, &cont, bonus);
+                let threats = self.history_threats(p);
+                self.update_quiet(self.state.pos.turn(), m, &cont, threats, bonus);
             }
             return e.score;
         }
@@ -332,7 +333,9 @@ impl Worker {
         let cont = self.cont_keys(ply);
         let killers = self.state.stack.at(ply).killers;
         let counter = self.game.hist.counter(cont[0]);
-        let mut picker = MovePicker::new(tt_move, killers, counter, cont, in_check);
+        let threats = self.history_threats(p);
+        let mut picker =
+            MovePicker::new(tt_move, killers, counter, cont, in_check).with_threats(threats);
         let mut best = -INFINITE;
         let mut best_move: Option<Move> = None;
         let mut move_count = 0;
@@ -357,7 +360,7 @@ impl Worker {
             let is_quiet = !is_noisy(m);
             let gives_check = self.state.pos.gives_check_with(check_info.as_ref(), m);
             let stat = if is_quiet {
-                quiet_score(&self.state.pos, &self.game.hist, &cont, m)
+                quiet_score(&self.state.pos, &self.game.hist, &cont, threats, m)
             } else {
                 self.game.hist.capture(turn, m)
             };
@@ -843,13 +846,25 @@ impl Worker {
                 ss.killers[0] = b16;
             }
             self.game.hist.set_counter(cont[0], best);
-            self.update_quiet(turn, best, &cont, bonus);
+            let threats = self.history_threats(p);
+            self.update_quiet(turn, best, &cont, threats, bonus);
             for &m in quiets.iter().flatten() {
-                self.update_quiet(turn, m, &cont, -malus);
+                self.update_quiet(turn, m, &cont, threats, -malus);
             }
         }
         for &m in captures.iter().flatten() {
             self.game.hist.update_capture(turn, m, -malus);
+        }
+    }
+
+    /// The squares the other side attacks, which choose the butterfly history's set, when
+    /// `HIST_THREATS` is on; empty (one set for every move) when it is off.
+    #[inline]
+    pub(crate) fn history_threats(&self, p: &Params) -> Bitboard {
+        if p.HIST_THREATS != 0 {
+            self.state.pos.threats()
+        } else {
+            Bitboard::EMPTY
         }
     }
 
@@ -858,9 +873,10 @@ impl Worker {
         turn: shakmaty::Color,
         m: Move,
         cont: &[Option<PieceTo>; 2],
+        threats: Bitboard,
         bonus: i32,
     ) {
-        self.game.hist.update_butterfly(turn, m, bonus);
+        self.game.hist.update_butterfly(turn, m, threats, bonus);
         let pt = PieceTo::of(turn, m);
         for &c in cont {
             self.game.hist.update_continuation(c, pt, bonus);

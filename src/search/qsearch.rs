@@ -99,7 +99,13 @@ impl Worker {
         let mut picker = if checks && !in_check && p.QS_CHECKS != 0 {
             MovePicker::new_qsearch_checks(tt_move, cont, self.state.pos.check_info())
         } else {
-            MovePicker::new_qsearch(tt_move, in_check, cont)
+            // Quiet evasions are ordered by history too.
+            let threats = if in_check {
+                self.history_threats(p)
+            } else {
+                shakmaty::Bitboard::EMPTY
+            };
+            MovePicker::new_qsearch(tt_move, in_check, cont).with_threats(threats)
         };
         let mut best_move = None;
         let mut move_count = 0;
