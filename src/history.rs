@@ -25,6 +25,10 @@ pub(crate) fn gravity_within(entry: &mut i16, bonus: i32, max: i32) {
     *entry = (e + b - e * b.abs() / max) as i16;
 }
 
+/// The continuation keys of a node: the (piece, to) of the moves 1, 2 and 4 plies earlier
+/// (`None` for a null move, before the root, or for ply 4 while `HIST_CONT4` is off).
+pub(crate) type ContKeys = [Option<PieceTo>; 3];
+
 /// Key of a move for continuation history: the moved piece and its destination.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PieceTo(u16);
@@ -69,7 +73,8 @@ pub(crate) struct Histories {
     butterfly: Vec<i16>,
     /// Captures by moving piece, destination and captured role.
     capture: Vec<i16>,
-    /// Quiet moves by the (piece, to) of the move 1 or 2 plies earlier and their own (piece, to).
+    /// Quiet moves by the (piece, to) of the move 1, 2 or 4 plies earlier and their own (piece,
+    /// to): one table for the three, as the keys are alike.
     continuation: Vec<i16>,
     /// The quiet reply that refuted a (piece, to), for the counter-move stage.
     counter: Vec<Move16>,

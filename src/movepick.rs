@@ -9,7 +9,7 @@
 use arrayvec::ArrayVec;
 use shakmaty::{Bitboard, Move, MoveList, Role};
 
-use crate::history::{Histories, PieceTo};
+use crate::history::{ContKeys, Histories, PieceTo};
 use crate::movegen::CheckInfo;
 use crate::moves::Move16;
 use crate::position::Position;
@@ -51,20 +51,19 @@ pub(crate) fn noisy_score(pos: &Position, hist: &Histories, m: Move) -> i32 {
     (victim + promo) * 16 + hist.capture(pos.turn(), m) / 8
 }
 
-/// History score of a quiet move (butterfly plus continuation histories).
+/// History score of a quiet move (butterfly plus the continuation histories of `cont`).
 #[inline]
 pub(crate) fn quiet_score(
     pos: &Position,
     hist: &Histories,
-    cont: &[Option<PieceTo>; 2],
+    cont: &ContKeys,
     threats: Bitboard,
     m: Move,
 ) -> i32 {
     let turn = pos.turn();
     let pt = PieceTo::of(turn, m);
     let mut score = hist.butterfly(turn, m, threats)
-        + hist.continuation(cont[0], pt)
-        + hist.continuation(cont[1], pt);
+        + cont.iter().map(|&c| hist.continuation(c, pt)).sum::<i32>();
     if m.is_promotion() {
         // Under-promotions last.
         score -= 100_000;
@@ -79,7 +78,7 @@ pub(crate) struct MovePicker {
     counter: Option<Move>,
     killer16: [Move16; 2],
     counter16: Move16,
-    cont: [Option<PieceTo>; 2],
+    cont: ContKeys,
     /// Squares the other side attacks, for the butterfly history's sets (empty: set 0).
     threats: Bitboard,
     moves: MoveList,
@@ -103,7 +102,7 @@ impl MovePicker {
         tt_move: Option<Move>,
         killers: [Move16; 2],
         counter: Move16,
-        cont: [Option<PieceTo>; 2],
+        cont: ContKeys,
         in_check: bool,
     ) -> MovePicker {
         MovePicker {
@@ -135,11 +134,7 @@ impl MovePicker {
     }
 
     /// Picker for the quiescence search: noisy moves only, unless in check (all evasions).
-    pub(crate) fn new_qsearch(
-        tt_move: Option<Move>,
-        in_check: bool,
-        cont: [Option<PieceTo>; 2],
-    ) -> Self {
+    pub(crate) fn new_qsearch(tt_move: Option<Move>, in_check: bool, cont: ContKeys) -> Self {
         let tt_move = tt_move.filter(|&m| in_check || is_noisy(m));
         let mut mp = MovePicker::new(tt_move, [Move16::NONE; 2], Move16::NONE, cont, in_check);
         mp.noisy_only = !in_check;
@@ -150,7 +145,7 @@ impl MovePicker {
     /// then the quiet moves that give check (found with the node's `check_info`).
     pub(crate) fn new_qsearch_checks(
         tt_move: Option<Move>,
-        cont: [Option<PieceTo>; 2],
+        cont: ContKeys,
         check_info: Option<CheckInfo>,
     ) -> Self {
         let tt_move = tt_move.filter(|&m| is_noisy(m));
@@ -364,6 +359,31 @@ mod tests {
     const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
     #[test]
+    fn quiet_score_adds_every_continuation_key_and_the_threat_set() {
+        let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
+        let m = pos.parse_uci_move("a2a3").unwrap();
+        let pt = PieceTo::of(pos.turn(), m);
+        let keys = [
+            PieceTo::new(shakmaty::Color::Black, Role::Knight, shakmaty::Square::D5),
+            PieceTo::new(shakmaty::Color::White, Role::Bishop, shakmaty::Square::D2),
+            PieceTo::new(shakmaty::Color::White, Role::Queen, shakmaty::Square::F3),
+        ];
+        let mut hist = Histories::default();
+        hist.update_continuation(Some(keys[0]), pt, 100);
+        hist.update_continuation(Some(keys[1]), pt, 20);
+        hist.update_continuation(Some(keys[2]), pt, 3);
+        let threats = Bitboard::from_square(shakmaty::Square::A3);
+        hist.update_butterfly(pos.turn(), m, threats, 1000);
+        let none = Bitboard::EMPTY;
+        let cont = [Some(keys[0]), Some(keys[1]), Some(keys[2])];
+        assert_eq!(quiet_score(&pos, &hist, &cont, none, m), 123);
+        assert_eq!(quiet_score(&pos, &hist, &cont, threats, m), 1123);
+        // A missing key (HIST_CONT4 off, a null move) adds nothing.
+        let cont = [Some(keys[0]), Some(keys[1]), None];
+        assert_eq!(quiet_score(&pos, &hist, &cont, none, m), 120);
+    }
+
+    #[test]
     fn every_legal_move_exactly_once() {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
         let hist = Histories::default();
@@ -371,13 +391,7 @@ mod tests {
         let tt = pos.parse_uci_move("e2a6").unwrap();
         let killer = Move16::from_move(pos.parse_uci_move("a2a3").unwrap());
         let bogus_killer = Move16::from_move(pos.parse_uci_move("e5f7").unwrap());
-        let mut mp = MovePicker::new(
-            Some(tt),
-            [killer, bogus_killer],
-            killer,
-            [None, None],
-            false,
-        );
+        let mut mp = MovePicker::new(Some(tt), [killer, bogus_killer], killer, [None; 3], false);
         let got = all_moves(&mut mp, &pos, &hist);
         assert_eq!(got[0], tt);
         assert_eq!(got.len(), legal.len());
@@ -388,7 +402,7 @@ mod tests {
     fn good_captures_before_quiets_before_bad_captures() {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
         let hist = Histories::default();
-        let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None, None], false);
+        let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None; 3], false);
         let got = all_moves(&mut mp, &pos, &hist);
         let kind = |m: Move| {
             if !is_noisy(m) {
@@ -410,7 +424,7 @@ mod tests {
     fn qsearch_returns_only_noisy_moves_unless_in_check() {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
         let hist = Histories::default();
-        let mut mp = MovePicker::new_qsearch(None, false, [None, None]);
+        let mut mp = MovePicker::new_qsearch(None, false, [None; 3]);
         let got = all_moves(&mut mp, &pos, &hist);
         assert!(got.iter().all(|&m| is_noisy(m)));
         assert_eq!(
@@ -420,7 +434,7 @@ mod tests {
 
         let check =
             Position::from_fen("4k3/8/8/8/8/8/3q4/4K3 w - - 0 1", CastlingMode::Standard).unwrap();
-        let mut mp = MovePicker::new_qsearch(None, true, [None, None]);
+        let mut mp = MovePicker::new_qsearch(None, true, [None; 3]);
         assert_eq!(
             all_moves(&mut mp, &check, &hist).len(),
             check.legal_moves().len()
@@ -451,7 +465,7 @@ mod tests {
                 want.iter().any(|&m| !is_noisy(m)),
                 "{fen}: the position should have a quiet check"
             );
-            let mut mp = MovePicker::new_qsearch_checks(None, [None, None], pos.check_info());
+            let mut mp = MovePicker::new_qsearch_checks(None, [None; 3], pos.check_info());
             let got = all_moves(&mut mp, &pos, &hist);
             assert_eq!(got.len(), want.len(), "{fen}: a move twice or missing");
             assert_eq!(got.iter().copied().collect::<HashSet<_>>(), want, "{fen}");
@@ -462,7 +476,7 @@ mod tests {
     fn skip_quiets_keeps_captures() {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
         let hist = Histories::default();
-        let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None, None], false);
+        let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None; 3], false);
         mp.skip_quiets(None);
         let got = all_moves(&mut mp, &pos, &hist);
         assert!(got.iter().all(|&m| is_noisy(m)));

@@ -221,6 +221,7 @@ define_params! {
     HIST_MALUS_BASE      =  250,    0,  1000,  25, "history malus offset";
     HIST_MALUS_MAX       = 2500,  500,  8000, 100, "history malus cap";
     HIST_THREATS         =    0,    0,     1,   1, "butterfly history split by threatened from/to squares (0: off)";
+    HIST_CONT4           =    0,    0,     1,   1, "continuation history of the move 4 plies back too (0: off)";
 
     // Static-eval correction history (percent weights; both 0 switch it off: docs/search.md).
     CORR_PAWN_WEIGHT     =  100,    0,   300,  10, "weight of the pawn-structure correction";
@@ -287,6 +288,7 @@ pub const DEFAULT_OFF: &[(&str, &[(&str, i32)])] = &[
     ("quiescence delta pruning", &[("QS_DELTA_MARGIN", 200)]),
     ("quiescence checks", &[("QS_CHECKS", 1)]),
     ("threat-aware history", &[("HIST_THREATS", 1)]),
+    ("4-ply continuation history", &[("HIST_CONT4", 1)]),
 ];
 
 impl Params {
@@ -386,10 +388,11 @@ mod tests {
             "_REDUCTION",
             "_MOVES",
         ];
-        const SWITCHES: [&str; 5] = [
+        const SWITCHES: [&str; 6] = [
             "EXT_CHECK",
             "QS_CHECKS",
             "HIST_THREATS",
+            "HIST_CONT4",
             "SMP_SKIP_BLOCKS",
             "SMP_VOTE",
         ];

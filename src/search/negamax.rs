@@ -6,7 +6,7 @@ use shakmaty::{Bitboard, Move};
 use super::node::{Node, NonPv, PLY, Pv};
 use super::shared::SearchShared;
 use super::worker::Worker;
-use crate::history::PieceTo;
+use crate::history::{ContKeys, PieceTo};
 use crate::movepick::{MovePicker, is_noisy, quiet_score};
 use crate::moves::Move16;
 use crate::params::{Params, at_or_below};
@@ -134,12 +134,19 @@ impl Worker {
             .filter(|&m| self.state.pos.is_legal(m))
     }
 
-    /// Continuation-history keys: the moves 1 and 2 plies before this node.
+    /// Continuation-history keys: the moves 1, 2 and (with `HIST_CONT4`) 4 plies before this
+    /// node.
     #[inline]
-    pub(crate) fn cont_keys(&self, ply: usize) -> [Option<PieceTo>; 2] {
+    pub(crate) fn cont_keys(&self, p: &Params, ply: usize) -> ContKeys {
+        let stack = &self.state.stack;
         [
-            self.state.stack.back(ply, 1).piece_to,
-            self.state.stack.back(ply, 2).piece_to,
+            stack.back(ply, 1).piece_to,
+            stack.back(ply, 2).piece_to,
+            if p.HIST_CONT4 != 0 {
+                stack.back(ply, 4).piece_to
+            } else {
+                None
+            },
         ]
     }
 
@@ -231,7 +238,7 @@ impl Worker {
                 && !is_noisy(m)
             {
                 let bonus = history_bonus(p, depth);
-                let cont = self.cont_keys(ply);
+                let cont = self.cont_keys(p, ply);
                 let threats = self.history_threats(p);
                 self.update_quiet(self.state.pos.turn(), m, &cont, threats, bonus);
             }
@@ -330,7 +337,7 @@ impl Worker {
         }
 
         // Step 11. The moves.
-        let cont = self.cont_keys(ply);
+        let cont = self.cont_keys(p, ply);
         let killers = self.state.stack.at(ply).killers;
         let counter = self.game.hist.counter(cont[0]);
         let threats = self.history_threats(p);
@@ -709,7 +716,7 @@ impl Worker {
         {
             return None;
         }
-        let cont = self.cont_keys(ply);
+        let cont = self.cont_keys(p, ply);
         let mut picker = MovePicker::new_qsearch(node.tt_move, false, cont);
         let threshold = probcut_beta - node.static_eval;
         while let Some(m) = picker.next(&self.state.pos, &self.game.hist) {
@@ -835,7 +842,7 @@ impl Worker {
         let bonus = history_bonus(p, depth);
         let malus = history_malus(p, depth);
         let turn = self.state.pos.turn();
-        let cont = self.cont_keys(ply);
+        let cont = self.cont_keys(p, ply);
         if is_noisy(best) {
             self.game.hist.update_capture(turn, best, bonus);
         } else {
@@ -872,7 +879,7 @@ impl Worker {
         &mut self,
         turn: shakmaty::Color,
         m: Move,
-        cont: &[Option<PieceTo>; 2],
+        cont: &ContKeys,
         threats: Bitboard,
         bonus: i32,
     ) {

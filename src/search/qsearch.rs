@@ -95,7 +95,7 @@ impl Worker {
         // Step 5. Captures (or evasions), pruned by SEE and by delta: a capture that cannot
         // lift the eval near alpha even with the captured piece and a margin (unless it gives
         // check: a capture that mates gains far more than the piece).
-        let cont = self.cont_keys(ply);
+        let cont = self.cont_keys(p, ply);
         let mut picker = if checks && !in_check && p.QS_CHECKS != 0 {
             MovePicker::new_qsearch_checks(tt_move, cont, self.state.pos.check_info())
         } else {
