@@ -151,6 +151,7 @@ define_params! {
     SE_BETA_MUL          =   64,    8,   256,   8, "singular beta = tt score - depth * MUL / 64";
     SE_DOUBLE_MARGIN     =   28,    0,   200,   5, "double extension when this far below singular beta (cp)";
     SE_DOUBLE_MAX        =    6,    0,    16,   1, "most double extensions on one path";
+    SE_CUTNODE_REDUCTION =    0,    0,     2,   1, "TT move searched this much shallower at cut nodes when not singular (0: off)";
 
     // Reverse futility pruning (static null move).
     RFP_MAX_DEPTH        =    8,    0,    16,   1, "at or below this depth (0: off)";
@@ -289,6 +290,10 @@ pub const DEFAULT_OFF: &[(&str, &[(&str, i32)])] = &[
     ("quiescence checks", &[("QS_CHECKS", 1)]),
     ("threat-aware history", &[("HIST_THREATS", 1)]),
     ("4-ply continuation history", &[("HIST_CONT4", 1)]),
+    (
+        "singular cut-node reduction",
+        &[("SE_CUTNODE_REDUCTION", 1)],
+    ),
 ];
 
 impl Params {

@@ -759,7 +759,7 @@ impl Worker {
     /// Step 13: the TT move `m` is searched around its TT score with every other move, at
     /// half depth. `Ok` is its extension: 1 when nothing else comes near (2 when far below,
     /// off PV nodes, a limited number of times per path), -1 when the TT score is above beta
-    /// anyway, else 0. `Err` ends the node with that score: multi-cut when the other moves
+    /// anyway, `-SE_CUTNODE_REDUCTION` at a cut node, else 0. `Err` ends the node with that score: multi-cut when the other moves
     /// beat beta too, or 0 when the search is stopped.
     fn singular_extension(
         &mut self,
@@ -801,6 +801,11 @@ impl Worker {
         } else if e.score >= beta {
             self.state.stats.negative_ext += 1;
             Ok(-1)
+        } else if node.cut_node && p.SE_CUTNODE_REDUCTION > 0 {
+            // Expected to fail high, and another move nearly does: the TT move need not be
+            // searched as deep.
+            self.state.stats.negative_ext += 1;
+            Ok(-p.SE_CUTNODE_REDUCTION)
         } else {
             Ok(0)
         }
