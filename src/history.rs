@@ -65,6 +65,28 @@ impl PieceTo {
 
 const PIECE_TO: usize = 12 * 64;
 
+/// Pawn structures the pawn history tells apart (by their key's low bits).
+pub(crate) const PAWN_SLOTS: usize = 512;
+
+/// What a node's quiet moves are scored and updated by, besides the move itself: built once
+/// per node.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct QuietKeys {
+    pub cont: ContKeys,
+    /// Squares the other side attacks: the butterfly set (empty while `HIST_THREATS` is off).
+    pub threats: Bitboard,
+    /// The pawn structure's slot in the pawn history (`None` while `HIST_PAWN` is off).
+    pub pawn: Option<u16>,
+}
+
+impl QuietKeys {
+    /// The slot of a pawn-structure key.
+    #[inline]
+    pub(crate) fn pawn_slot(pawn_key: u64) -> u16 {
+        (pawn_key % PAWN_SLOTS as u64) as u16
+    }
+}
+
 /// Per-thread history tables. Reset on `ucinewgame`, kept across the moves of a game.
 pub(crate) struct Histories {
     /// Quiet moves by side, whether the from- and to-squares are attacked by the other side
@@ -78,6 +100,8 @@ pub(crate) struct Histories {
     continuation: Vec<i16>,
     /// The quiet reply that refuted a (piece, to), for the counter-move stage.
     counter: Vec<Move16>,
+    /// Quiet moves by pawn structure ([`QuietKeys::pawn_slot`]) and (piece, to).
+    pawn: Vec<i16>,
 }
 
 impl Default for Histories {
@@ -87,6 +111,7 @@ impl Default for Histories {
             capture: vec![0; PIECE_TO * 6],
             continuation: vec![0; PIECE_TO * PIECE_TO],
             counter: vec![Move16::NONE; PIECE_TO],
+            pawn: vec![0; PAWN_SLOTS * PIECE_TO],
         }
     }
 }
@@ -127,6 +152,7 @@ impl Histories {
         self.capture.fill(0);
         self.continuation.fill(0);
         self.counter.fill(Move16::NONE);
+        self.pawn.fill(0);
     }
 
     #[inline]
@@ -175,6 +201,45 @@ impl Histories {
                 bonus,
             );
         }
+    }
+
+    /// The history score of a quiet move: butterfly, every continuation key and the pawn
+    /// structure's entry.
+    #[inline]
+    pub(crate) fn quiet(&self, color: Color, m: Move, keys: &QuietKeys) -> i32 {
+        let pt = PieceTo::of(color, m);
+        let pawn = keys.pawn.map_or(0, |slot| {
+            i32::from(self.pawn[usize::from(slot) * PIECE_TO + pt.index()])
+        });
+        self.butterfly(color, m, keys.threats)
+            + keys
+                .cont
+                .iter()
+                .map(|&c| self.continuation(c, pt))
+                .sum::<i32>()
+            + pawn
+    }
+
+    /// Moves every table of [`Histories::quiet`] towards `bonus`'s bound.
+    #[inline]
+    pub(crate) fn update_quiet(&mut self, color: Color, m: Move, keys: &QuietKeys, bonus: i32) {
+        self.update_butterfly(color, m, keys.threats, bonus);
+        let pt = PieceTo::of(color, m);
+        for &c in &keys.cont {
+            self.update_continuation(c, pt, bonus);
+        }
+        if let Some(slot) = keys.pawn {
+            self.update_pawn(color, m, slot, bonus);
+        }
+    }
+
+    #[inline]
+    pub(crate) fn update_pawn(&mut self, color: Color, m: Move, slot: u16, bonus: i32) {
+        let pt = PieceTo::of(color, m);
+        gravity(
+            &mut self.pawn[usize::from(slot) * PIECE_TO + pt.index()],
+            bonus,
+        );
     }
 
     #[inline]

@@ -7,9 +7,9 @@
 //! all legal evasions are generated at once.
 
 use arrayvec::ArrayVec;
-use shakmaty::{Bitboard, Move, MoveList, Role};
+use shakmaty::{Move, MoveList, Role};
 
-use crate::history::{ContKeys, Histories, PieceTo};
+use crate::history::{Histories, QuietKeys};
 use crate::movegen::CheckInfo;
 use crate::moves::Move16;
 use crate::position::Position;
@@ -51,19 +51,10 @@ pub(crate) fn noisy_score(pos: &Position, hist: &Histories, m: Move) -> i32 {
     (victim + promo) * 16 + hist.capture(pos.turn(), m) / 8
 }
 
-/// History score of a quiet move (butterfly plus the continuation histories of `cont`).
+/// History score of a quiet move ([`Histories::quiet`]), under-promotions last.
 #[inline]
-pub(crate) fn quiet_score(
-    pos: &Position,
-    hist: &Histories,
-    cont: &ContKeys,
-    threats: Bitboard,
-    m: Move,
-) -> i32 {
-    let turn = pos.turn();
-    let pt = PieceTo::of(turn, m);
-    let mut score = hist.butterfly(turn, m, threats)
-        + cont.iter().map(|&c| hist.continuation(c, pt)).sum::<i32>();
+pub(crate) fn quiet_score(pos: &Position, hist: &Histories, keys: &QuietKeys, m: Move) -> i32 {
+    let mut score = hist.quiet(pos.turn(), m, keys);
     if m.is_promotion() {
         // Under-promotions last.
         score -= 100_000;
@@ -78,9 +69,7 @@ pub(crate) struct MovePicker {
     counter: Option<Move>,
     killer16: [Move16; 2],
     counter16: Move16,
-    cont: ContKeys,
-    /// Squares the other side attacks, for the butterfly history's sets (empty: set 0).
-    threats: Bitboard,
+    keys: QuietKeys,
     moves: MoveList,
     /// Scores of `moves[..scores.len()]` (noisy moves first, quiets once reached).
     scores: ArrayVec<i32, 256>,
@@ -102,7 +91,7 @@ impl MovePicker {
         tt_move: Option<Move>,
         killers: [Move16; 2],
         counter: Move16,
-        cont: ContKeys,
+        keys: QuietKeys,
         in_check: bool,
     ) -> MovePicker {
         MovePicker {
@@ -112,8 +101,7 @@ impl MovePicker {
             counter: None,
             killer16: killers,
             counter16: counter,
-            cont,
-            threats: Bitboard::EMPTY,
+            keys,
             moves: MoveList::new(),
             scores: ArrayVec::new(),
             noisy_end: 0,
@@ -126,17 +114,10 @@ impl MovePicker {
         }
     }
 
-    /// The squares the other side attacks, which choose the butterfly history's set for the
-    /// quiets (as [`quiet_score`]); empty until set.
-    pub(crate) fn with_threats(mut self, threats: Bitboard) -> Self {
-        self.threats = threats;
-        self
-    }
-
     /// Picker for the quiescence search: noisy moves only, unless in check (all evasions).
-    pub(crate) fn new_qsearch(tt_move: Option<Move>, in_check: bool, cont: ContKeys) -> Self {
+    pub(crate) fn new_qsearch(tt_move: Option<Move>, in_check: bool, keys: QuietKeys) -> Self {
         let tt_move = tt_move.filter(|&m| in_check || is_noisy(m));
-        let mut mp = MovePicker::new(tt_move, [Move16::NONE; 2], Move16::NONE, cont, in_check);
+        let mut mp = MovePicker::new(tt_move, [Move16::NONE; 2], Move16::NONE, keys, in_check);
         mp.noisy_only = !in_check;
         mp
     }
@@ -145,11 +126,11 @@ impl MovePicker {
     /// then the quiet moves that give check (found with the node's `check_info`).
     pub(crate) fn new_qsearch_checks(
         tt_move: Option<Move>,
-        cont: ContKeys,
+        keys: QuietKeys,
         check_info: Option<CheckInfo>,
     ) -> Self {
         let tt_move = tt_move.filter(|&m| is_noisy(m));
-        let mut mp = MovePicker::new(tt_move, [Move16::NONE; 2], Move16::NONE, cont, false);
+        let mut mp = MovePicker::new(tt_move, [Move16::NONE; 2], Move16::NONE, keys, false);
         mp.skip_quiets(check_info);
         mp
     }
@@ -295,8 +276,7 @@ impl MovePicker {
                     self.idx = self.noisy_end;
                     if !self.skip_quiets {
                         for &m in &self.moves[self.noisy_end..] {
-                            self.scores
-                                .push(quiet_score(pos, hist, &self.cont, self.threats, m));
+                            self.scores.push(quiet_score(pos, hist, &self.keys, m));
                         }
                     }
                 }
@@ -345,7 +325,8 @@ impl MovePicker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
+    use crate::history::PieceTo;
+    use shakmaty::{Bitboard, CastlingMode};
     use std::collections::HashSet;
 
     fn all_moves(mp: &mut MovePicker, pos: &Position, hist: &Histories) -> Vec<Move> {
@@ -359,28 +340,46 @@ mod tests {
     const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
     #[test]
-    fn quiet_score_adds_every_continuation_key_and_the_threat_set() {
+    fn quiet_score_adds_every_key() {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
+        let turn = pos.turn();
         let m = pos.parse_uci_move("a2a3").unwrap();
-        let pt = PieceTo::of(pos.turn(), m);
-        let keys = [
+        let pt = PieceTo::of(turn, m);
+        let prev = [
             PieceTo::new(shakmaty::Color::Black, Role::Knight, shakmaty::Square::D5),
             PieceTo::new(shakmaty::Color::White, Role::Bishop, shakmaty::Square::D2),
             PieceTo::new(shakmaty::Color::White, Role::Queen, shakmaty::Square::F3),
         ];
-        let mut hist = Histories::default();
-        hist.update_continuation(Some(keys[0]), pt, 100);
-        hist.update_continuation(Some(keys[1]), pt, 20);
-        hist.update_continuation(Some(keys[2]), pt, 3);
+        // The to-square attacked: butterfly set 1.
         let threats = Bitboard::from_square(shakmaty::Square::A3);
-        hist.update_butterfly(pos.turn(), m, threats, 1000);
-        let none = Bitboard::EMPTY;
-        let cont = [Some(keys[0]), Some(keys[1]), Some(keys[2])];
-        assert_eq!(quiet_score(&pos, &hist, &cont, none, m), 123);
-        assert_eq!(quiet_score(&pos, &hist, &cont, threats, m), 1123);
-        // A missing key (HIST_CONT4 off, a null move) adds nothing.
-        let cont = [Some(keys[0]), Some(keys[1]), None];
-        assert_eq!(quiet_score(&pos, &hist, &cont, none, m), 120);
+        let slot = QuietKeys::pawn_slot(pos.pawn_key());
+        let all = QuietKeys {
+            cont: prev.map(Some),
+            threats,
+            pawn: Some(slot),
+        };
+        // Each table learns a different amount (a first bonus is taken whole), so the sum
+        // tells which were read.
+        let mut hist = Histories::default();
+        hist.update_continuation(Some(prev[0]), pt, 100);
+        hist.update_continuation(Some(prev[1]), pt, 20);
+        hist.update_continuation(Some(prev[2]), pt, 3);
+        hist.update_butterfly(turn, m, threats, 1000);
+        hist.update_pawn(turn, m, slot, 4000);
+        assert_eq!(quiet_score(&pos, &hist, &all, m), 5123);
+        // A key that is off (HIST_CONT4, HIST_THREATS, HIST_PAWN) adds nothing of its table.
+        let mut off = all;
+        off.cont[2] = None;
+        assert_eq!(quiet_score(&pos, &hist, &off, m), 5120);
+        off.threats = Bitboard::EMPTY;
+        assert_eq!(quiet_score(&pos, &hist, &off, m), 4120);
+        off.pawn = None;
+        assert_eq!(quiet_score(&pos, &hist, &off, m), 120);
+        // An update reaches every table its keys name, and no other.
+        let mut hist = Histories::default();
+        hist.update_quiet(turn, m, &all, 500);
+        assert_eq!(hist.quiet(turn, m, &all), 5 * 500);
+        assert_eq!(hist.quiet(turn, m, &QuietKeys::default()), 0);
     }
 
     #[test]
@@ -391,7 +390,13 @@ mod tests {
         let tt = pos.parse_uci_move("e2a6").unwrap();
         let killer = Move16::from_move(pos.parse_uci_move("a2a3").unwrap());
         let bogus_killer = Move16::from_move(pos.parse_uci_move("e5f7").unwrap());
-        let mut mp = MovePicker::new(Some(tt), [killer, bogus_killer], killer, [None; 3], false);
+        let mut mp = MovePicker::new(
+            Some(tt),
+            [killer, bogus_killer],
+            killer,
+            QuietKeys::default(),
+            false,
+        );
         let got = all_moves(&mut mp, &pos, &hist);
         assert_eq!(got[0], tt);
         assert_eq!(got.len(), legal.len());
@@ -402,7 +407,13 @@ mod tests {
     fn good_captures_before_quiets_before_bad_captures() {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
         let hist = Histories::default();
-        let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None; 3], false);
+        let mut mp = MovePicker::new(
+            None,
+            [Move16::NONE; 2],
+            Move16::NONE,
+            QuietKeys::default(),
+            false,
+        );
         let got = all_moves(&mut mp, &pos, &hist);
         let kind = |m: Move| {
             if !is_noisy(m) {
@@ -424,7 +435,7 @@ mod tests {
     fn qsearch_returns_only_noisy_moves_unless_in_check() {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
         let hist = Histories::default();
-        let mut mp = MovePicker::new_qsearch(None, false, [None; 3]);
+        let mut mp = MovePicker::new_qsearch(None, false, QuietKeys::default());
         let got = all_moves(&mut mp, &pos, &hist);
         assert!(got.iter().all(|&m| is_noisy(m)));
         assert_eq!(
@@ -434,7 +445,7 @@ mod tests {
 
         let check =
             Position::from_fen("4k3/8/8/8/8/8/3q4/4K3 w - - 0 1", CastlingMode::Standard).unwrap();
-        let mut mp = MovePicker::new_qsearch(None, true, [None; 3]);
+        let mut mp = MovePicker::new_qsearch(None, true, QuietKeys::default());
         assert_eq!(
             all_moves(&mut mp, &check, &hist).len(),
             check.legal_moves().len()
@@ -465,7 +476,8 @@ mod tests {
                 want.iter().any(|&m| !is_noisy(m)),
                 "{fen}: the position should have a quiet check"
             );
-            let mut mp = MovePicker::new_qsearch_checks(None, [None; 3], pos.check_info());
+            let mut mp =
+                MovePicker::new_qsearch_checks(None, QuietKeys::default(), pos.check_info());
             let got = all_moves(&mut mp, &pos, &hist);
             assert_eq!(got.len(), want.len(), "{fen}: a move twice or missing");
             assert_eq!(got.iter().copied().collect::<HashSet<_>>(), want, "{fen}");
@@ -476,7 +488,13 @@ mod tests {
     fn skip_quiets_keeps_captures() {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
         let hist = Histories::default();
-        let mut mp = MovePicker::new(None, [Move16::NONE; 2], Move16::NONE, [None; 3], false);
+        let mut mp = MovePicker::new(
+            None,
+            [Move16::NONE; 2],
+            Move16::NONE,
+            QuietKeys::default(),
+            false,
+        );
         mp.skip_quiets(None);
         let got = all_moves(&mut mp, &pos, &hist);
         assert!(got.iter().all(|&m| is_noisy(m)));

@@ -223,6 +223,7 @@ define_params! {
     HIST_MALUS_MAX       = 2500,  500,  8000, 100, "history malus cap";
     HIST_THREATS         =    0,    0,     1,   1, "butterfly history split by threatened from/to squares (0: off)";
     HIST_CONT4           =    0,    0,     1,   1, "continuation history of the move 4 plies back too (0: off)";
+    HIST_PAWN            =    0,    0,     1,   1, "quiet history by pawn structure too (0: off)";
 
     // Static-eval correction history (percent weights; both 0 switch it off: docs/search.md).
     CORR_PAWN_WEIGHT     =  100,    0,   300,  10, "weight of the pawn-structure correction";
@@ -290,6 +291,7 @@ pub const DEFAULT_OFF: &[(&str, &[(&str, i32)])] = &[
     ("quiescence checks", &[("QS_CHECKS", 1)]),
     ("threat-aware history", &[("HIST_THREATS", 1)]),
     ("4-ply continuation history", &[("HIST_CONT4", 1)]),
+    ("pawn history", &[("HIST_PAWN", 1)]),
     (
         "singular cut-node reduction",
         &[("SE_CUTNODE_REDUCTION", 1)],
@@ -393,11 +395,12 @@ mod tests {
             "_REDUCTION",
             "_MOVES",
         ];
-        const SWITCHES: [&str; 6] = [
+        const SWITCHES: [&str; 7] = [
             "EXT_CHECK",
             "QS_CHECKS",
             "HIST_THREATS",
             "HIST_CONT4",
+            "HIST_PAWN",
             "SMP_SKIP_BLOCKS",
             "SMP_VOTE",
         ];

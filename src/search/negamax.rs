@@ -6,7 +6,7 @@ use shakmaty::{Bitboard, Move};
 use super::node::{Node, NonPv, PLY, Pv};
 use super::shared::SearchShared;
 use super::worker::Worker;
-use crate::history::{ContKeys, PieceTo};
+use crate::history::{ContKeys, PieceTo, QuietKeys};
 use crate::movepick::{MovePicker, is_noisy, quiet_score};
 use crate::moves::Move16;
 use crate::params::{Params, at_or_below};
@@ -238,9 +238,10 @@ impl Worker {
                 && !is_noisy(m)
             {
                 let bonus = history_bonus(p, depth);
-                let cont = self.cont_keys(p, ply);
-                let threats = self.history_threats(p);
-                self.update_quiet(self.state.pos.turn(), m, &cont, threats, bonus);
+                let keys = self.quiet_keys(p, ply);
+                self.game
+                    .hist
+                    .update_quiet(self.state.pos.turn(), m, &keys, bonus);
             }
             return e.score;
         }
@@ -337,12 +338,10 @@ impl Worker {
         }
 
         // Step 11. The moves.
-        let cont = self.cont_keys(p, ply);
+        let keys = self.quiet_keys(p, ply);
         let killers = self.state.stack.at(ply).killers;
-        let counter = self.game.hist.counter(cont[0]);
-        let threats = self.history_threats(p);
-        let mut picker =
-            MovePicker::new(tt_move, killers, counter, cont, in_check).with_threats(threats);
+        let counter = self.game.hist.counter(keys.cont[0]);
+        let mut picker = MovePicker::new(tt_move, killers, counter, keys, in_check);
         let mut best = -INFINITE;
         let mut best_move: Option<Move> = None;
         let mut move_count = 0;
@@ -367,7 +366,7 @@ impl Worker {
             let is_quiet = !is_noisy(m);
             let gives_check = self.state.pos.gives_check_with(check_info.as_ref(), m);
             let stat = if is_quiet {
-                quiet_score(&self.state.pos, &self.game.hist, &cont, threats, m)
+                quiet_score(&self.state.pos, &self.game.hist, &keys, m)
             } else {
                 self.game.hist.capture(turn, m)
             };
@@ -716,8 +715,11 @@ impl Worker {
         {
             return None;
         }
-        let cont = self.cont_keys(p, ply);
-        let mut picker = MovePicker::new_qsearch(node.tt_move, false, cont);
+        let keys = QuietKeys {
+            cont: self.cont_keys(p, ply),
+            ..QuietKeys::default()
+        };
+        let mut picker = MovePicker::new_qsearch(node.tt_move, false, keys);
         let threshold = probcut_beta - node.static_eval;
         while let Some(m) = picker.next(&self.state.pos, &self.game.hist) {
             if !see::see_ge(self.state.pos.board(), m, threshold) {
@@ -847,7 +849,6 @@ impl Worker {
         let bonus = history_bonus(p, depth);
         let malus = history_malus(p, depth);
         let turn = self.state.pos.turn();
-        let cont = self.cont_keys(p, ply);
         if is_noisy(best) {
             self.game.hist.update_capture(turn, best, bonus);
         } else {
@@ -857,11 +858,11 @@ impl Worker {
                 ss.killers[1] = ss.killers[0];
                 ss.killers[0] = b16;
             }
-            self.game.hist.set_counter(cont[0], best);
-            let threats = self.history_threats(p);
-            self.update_quiet(turn, best, &cont, threats, bonus);
+            let keys = self.quiet_keys(p, ply);
+            self.game.hist.set_counter(keys.cont[0], best);
+            self.game.hist.update_quiet(turn, best, &keys, bonus);
             for &m in quiets.iter().flatten() {
-                self.update_quiet(turn, m, &cont, threats, -malus);
+                self.game.hist.update_quiet(turn, m, &keys, -malus);
             }
         }
         for &m in captures.iter().flatten() {
@@ -869,29 +870,19 @@ impl Worker {
         }
     }
 
-    /// The squares the other side attacks, which choose the butterfly history's set, when
-    /// `HIST_THREATS` is on; empty (one set for every move) when it is off.
+    /// The keys of this node's quiet histories, each only while its switch is on: the moves
+    /// 1, 2 and 4 plies back, the squares the other side attacks, the pawn structure.
     #[inline]
-    pub(crate) fn history_threats(&self, p: &Params) -> Bitboard {
-        if p.HIST_THREATS != 0 {
-            self.state.pos.threats()
-        } else {
-            Bitboard::EMPTY
-        }
-    }
-
-    pub(crate) fn update_quiet(
-        &mut self,
-        turn: shakmaty::Color,
-        m: Move,
-        cont: &ContKeys,
-        threats: Bitboard,
-        bonus: i32,
-    ) {
-        self.game.hist.update_butterfly(turn, m, threats, bonus);
-        let pt = PieceTo::of(turn, m);
-        for &c in cont {
-            self.game.hist.update_continuation(c, pt, bonus);
+    pub(crate) fn quiet_keys(&self, p: &Params, ply: usize) -> QuietKeys {
+        let pos = &self.state.pos;
+        QuietKeys {
+            cont: self.cont_keys(p, ply),
+            threats: if p.HIST_THREATS != 0 {
+                pos.threats()
+            } else {
+                Bitboard::EMPTY
+            },
+            pawn: (p.HIST_PAWN != 0).then(|| QuietKeys::pawn_slot(pos.pawn_key())),
         }
     }
 }

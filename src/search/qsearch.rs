@@ -5,7 +5,7 @@ use super::negamax::{EVAL_NONE, tt_cuts, tt_refines};
 use super::node::Node;
 use super::shared::SearchShared;
 use super::worker::Worker;
-use crate::history::PieceTo;
+use crate::history::{PieceTo, QuietKeys};
 use crate::movepick::MovePicker;
 use crate::moves::Move16;
 use crate::score::{DRAW, INFINITE, MATE_BOUND, MAX_PLY, mated_in};
@@ -95,17 +95,19 @@ impl Worker {
         // Step 5. Captures (or evasions), pruned by SEE and by delta: a capture that cannot
         // lift the eval near alpha even with the captured piece and a margin (unless it gives
         // check: a capture that mates gains far more than the piece).
-        let cont = self.cont_keys(p, ply);
-        let mut picker = if checks && !in_check && p.QS_CHECKS != 0 {
-            MovePicker::new_qsearch_checks(tt_move, cont, self.state.pos.check_info())
+        // Quiet evasions are ordered by every quiet history; quiet checks by continuation.
+        let keys = if in_check {
+            self.quiet_keys(p, ply)
         } else {
-            // Quiet evasions are ordered by history too.
-            let threats = if in_check {
-                self.history_threats(p)
-            } else {
-                shakmaty::Bitboard::EMPTY
-            };
-            MovePicker::new_qsearch(tt_move, in_check, cont).with_threats(threats)
+            QuietKeys {
+                cont: self.cont_keys(p, ply),
+                ..QuietKeys::default()
+            }
+        };
+        let mut picker = if checks && !in_check && p.QS_CHECKS != 0 {
+            MovePicker::new_qsearch_checks(tt_move, keys, self.state.pos.check_info())
+        } else {
+            MovePicker::new_qsearch(tt_move, in_check, keys)
         };
         let mut best_move = None;
         let mut move_count = 0;
