@@ -6,8 +6,8 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position as _, PositionError,
-    Square, attacks,
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, File, Move, Piece, Position as _,
+    PositionError, Square, attacks,
 };
 
 /// The standard starting position.
@@ -180,10 +180,16 @@ impl Position {
         let them = !self.turn();
         let theirs = b.by_color(them);
         let occupied = b.occupied();
-        let mut t = Bitboard::EMPTY;
-        for sq in b.pawns() & theirs {
-            t |= attacks::pawn_attacks(them, sq);
-        }
+        // Pawns all at once: one shift per capture direction, off the edge files.
+        let pawns = b.pawns() & theirs;
+        let (west, east) = (
+            pawns & !Bitboard::from_file(File::A),
+            pawns & !Bitboard::from_file(File::H),
+        );
+        let mut t = match them {
+            Color::White => west.shift(7) | east.shift(9),
+            Color::Black => west.shift(-9) | east.shift(-7),
+        };
         for sq in b.knights() & theirs {
             t |= attacks::knight_attacks(sq);
         }
@@ -373,6 +379,8 @@ mod tests {
     fn threats_are_the_squares_the_other_side_attacks() {
         for fen in [
             START_FEN,
+            // Both sides' pawns on the edge files, each side to move.
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1",
             "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5",
             "4k3/8/8/3q4/8/8/1P6/R3K2R b KQ - 0 1",
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
