@@ -761,8 +761,8 @@ impl Worker {
     /// Step 13: the TT move `m` is searched around its TT score with every other move, at
     /// half depth. `Ok` is its extension: 1 when nothing else comes near (2 when far below,
     /// off PV nodes, a limited number of times per path), -1 when the TT score is above beta
-    /// anyway, `-SE_CUTNODE_REDUCTION` at a cut node, else 0. `Err` ends the node with that score: multi-cut when the other moves
-    /// beat beta too, or 0 when the search is stopped.
+    /// anyway, `-SE_CUTNODE_REDUCTION` at a cut node, else 0. `Err` ends the node with that
+    /// score: multi-cut when the other moves beat beta too, or 0 when the search is stopped.
     fn singular_extension(
         &mut self,
         sh: &SearchShared,
