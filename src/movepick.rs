@@ -337,6 +337,17 @@ mod tests {
         out
     }
 
+    /// A main-search picker with no TT move, killers, counter move or history keys.
+    fn bare_picker() -> MovePicker {
+        MovePicker::new(
+            None,
+            [Move16::NONE; 2],
+            Move16::NONE,
+            QuietKeys::default(),
+            false,
+        )
+    }
+
     const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
     #[test]
@@ -407,13 +418,7 @@ mod tests {
     fn good_captures_before_quiets_before_bad_captures() {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
         let hist = Histories::default();
-        let mut mp = MovePicker::new(
-            None,
-            [Move16::NONE; 2],
-            Move16::NONE,
-            QuietKeys::default(),
-            false,
-        );
+        let mut mp = bare_picker();
         let got = all_moves(&mut mp, &pos, &hist);
         let kind = |m: Move| {
             if !is_noisy(m) {
@@ -488,13 +493,7 @@ mod tests {
     fn skip_quiets_keeps_captures() {
         let pos = Position::from_fen(KIWIPETE, CastlingMode::Standard).unwrap();
         let hist = Histories::default();
-        let mut mp = MovePicker::new(
-            None,
-            [Move16::NONE; 2],
-            Move16::NONE,
-            QuietKeys::default(),
-            false,
-        );
+        let mut mp = bare_picker();
         mp.skip_quiets(None);
         let got = all_moves(&mut mp, &pos, &hist);
         assert!(got.iter().all(|&m| is_noisy(m)));

@@ -538,10 +538,10 @@ impl Worker {
             self.update_histories(
                 p,
                 ply,
+                &keys,
                 bm,
                 depth,
-                &quiets[..n_quiets],
-                &captures[..n_captures],
+                (&quiets[..n_quiets], &captures[..n_captures]),
             );
         }
 
@@ -836,15 +836,16 @@ impl Worker {
         }
     }
 
-    /// History, killer and counter-move updates after a beta cutoff by `best`.
+    /// History, killer and counter-move updates after a beta cutoff by `best`, with the node's
+    /// quiet keys (built once for its move loop) and the quiets and captures tried before it.
     fn update_histories(
         &mut self,
         p: &Params,
         ply: usize,
+        keys: &QuietKeys,
         best: Move,
         depth: i32,
-        quiets: &[Option<Move>],
-        captures: &[Option<Move>],
+        (quiets, captures): (&[Option<Move>], &[Option<Move>]),
     ) {
         let bonus = history_bonus(p, depth);
         let malus = history_malus(p, depth);
@@ -858,11 +859,10 @@ impl Worker {
                 ss.killers[1] = ss.killers[0];
                 ss.killers[0] = b16;
             }
-            let keys = self.quiet_keys(p, ply);
             self.game.hist.set_counter(keys.cont[0], best);
-            self.game.hist.update_quiet(turn, best, &keys, bonus);
+            self.game.hist.update_quiet(turn, best, keys, bonus);
             for &m in quiets.iter().flatten() {
-                self.game.hist.update_quiet(turn, m, &keys, -malus);
+                self.game.hist.update_quiet(turn, m, keys, -malus);
             }
         }
         for &m in captures.iter().flatten() {
