@@ -224,6 +224,7 @@ define_params! {
     HIST_THREATS         =    0,    0,     1,   1, "butterfly history split by threatened from/to squares (0: off)";
     HIST_CONT4           =    0,    0,     1,   1, "continuation history of the move 4 plies back too (0: off)";
     HIST_PAWN            =    0,    0,     1,   1, "quiet history by pawn structure too (0: off)";
+    ORDER_ESCAPE_BASE    =    0,    0, 16384, 512, "quiet order: bonus for moving a piece out of a cheaper attacker's reach (0: off)";
 
     // Static-eval correction history (percent weights; both 0 switch it off: docs/search.md).
     CORR_PAWN_WEIGHT     =  100,    0,   300,  10, "weight of the pawn-structure correction";
@@ -292,6 +293,7 @@ pub const DEFAULT_OFF: &[(&str, &[(&str, i32)])] = &[
     ("threat-aware history", &[("HIST_THREATS", 1)]),
     ("4-ply continuation history", &[("HIST_CONT4", 1)]),
     ("pawn history", &[("HIST_PAWN", 1)]),
+    ("threat escape ordering", &[("ORDER_ESCAPE_BASE", 8192)]),
     (
         "singular cut-node reduction",
         &[("SE_CUTNODE_REDUCTION", 1)],

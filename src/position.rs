@@ -205,6 +205,38 @@ impl Position {
         t
     }
 
+    /// Squares the side not to move attacks with a piece worth less than a minor, a rook
+    /// and a queen of the side to move: `[pawns, pawns and minors, pawns, minors and rooks]`.
+    /// A piece of the side to move on its set stands to lose material to a cheaper attacker
+    /// (the ordering bonus for moving it away, `ORDER_ESCAPE_BASE`).
+    pub(crate) fn lesser_threats(&self) -> [Bitboard; 3] {
+        let b = self.board().board();
+        let them = !self.turn();
+        let theirs = b.by_color(them);
+        let occupied = b.occupied();
+        let pawns = b.pawns() & theirs;
+        let (west, east) = (
+            pawns & !Bitboard::from_file(File::A),
+            pawns & !Bitboard::from_file(File::H),
+        );
+        let by_pawn = match them {
+            Color::White => west.shift(7) | east.shift(9),
+            Color::Black => west.shift(-9) | east.shift(-7),
+        };
+        let mut by_minor = by_pawn;
+        for sq in b.knights() & theirs {
+            by_minor |= attacks::knight_attacks(sq);
+        }
+        for sq in b.bishops() & theirs {
+            by_minor |= attacks::bishop_attacks(sq, occupied);
+        }
+        let mut by_rook = by_minor;
+        for sq in b.rooks() & theirs {
+            by_rook |= attacks::rook_attacks(sq, occupied);
+        }
+        [by_pawn, by_minor, by_rook]
+    }
+
     /// Does the side to move have a piece other than pawns and the king?
     #[inline]
     pub(crate) fn has_non_pawn_material(&self, color: Color) -> bool {
@@ -396,6 +428,43 @@ mod tests {
             }
             assert_eq!(pos.threats(), expected, "{fen}");
             assert!(pos.threats().any(), "{fen}");
+        }
+    }
+
+    #[test]
+    fn lesser_threats_are_the_cheaper_attackers_squares() {
+        for fen in [
+            START_FEN,
+            "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5",
+            "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R b KQkq - 1 5",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen, CastlingMode::Standard).expect("fen");
+            let b = pos.board().board();
+            let theirs = b.by_color(!pos.turn());
+            let cheaper = [
+                b.pawns(),
+                b.pawns() | b.knights() | b.bishops(),
+                b.pawns() | b.knights() | b.bishops() | b.rooks(),
+            ];
+            let got = pos.lesser_threats();
+            for (i, attackers) in cheaper.into_iter().enumerate() {
+                let mut expected = Bitboard::EMPTY;
+                for sq in Square::ALL {
+                    if (b.attacks_to(sq, !pos.turn(), b.occupied()) & theirs & attackers).any() {
+                        expected.add(sq);
+                    }
+                }
+                assert_eq!(got[i], expected, "{fen}: set {i}");
+            }
+            // Each set holds the one before, and all lie inside the full threats.
+            assert!(
+                got[0].is_subset(got[1]) && got[1].is_subset(got[2]),
+                "{fen}"
+            );
+            assert!(got[2].is_subset(pos.threats()), "{fen}");
         }
     }
 

@@ -342,6 +342,7 @@ impl Worker {
         let killers = self.state.stack.at(ply).killers;
         let counter = self.game.hist.counter(keys.cont[0]);
         let mut picker = MovePicker::new(tt_move, killers, counter, keys, in_check);
+        picker.set_escape_base(p.ORDER_ESCAPE_BASE);
         let mut best = -INFINITE;
         let mut best_move: Option<Move> = None;
         let mut move_count = 0;
