@@ -173,23 +173,30 @@ impl Position {
         mix(minors ^ majors.rotate_left(29) ^ color as u64)
     }
 
-    /// Squares the side not to move attacks: what threatens the side to move's pieces. The
-    /// sliders see through nothing (every piece blocks, the king to move included).
-    pub(crate) fn threats(&self) -> Bitboard {
+    /// Squares the pawns of the side not to move attack, all at once: one shift per capture
+    /// direction, off the edge files.
+    #[inline]
+    fn their_pawn_attacks(&self) -> Bitboard {
         let b = self.board().board();
         let them = !self.turn();
-        let theirs = b.by_color(them);
-        let occupied = b.occupied();
-        // Pawns all at once: one shift per capture direction, off the edge files.
-        let pawns = b.pawns() & theirs;
+        let pawns = b.pawns() & b.by_color(them);
         let (west, east) = (
             pawns & !Bitboard::from_file(File::A),
             pawns & !Bitboard::from_file(File::H),
         );
-        let mut t = match them {
+        match them {
             Color::White => west.shift(7) | east.shift(9),
             Color::Black => west.shift(-9) | east.shift(-7),
-        };
+        }
+    }
+
+    /// Squares the side not to move attacks: what threatens the side to move's pieces. The
+    /// sliders see through nothing (every piece blocks, the king to move included).
+    pub(crate) fn threats(&self) -> Bitboard {
+        let b = self.board().board();
+        let theirs = b.by_color(!self.turn());
+        let occupied = b.occupied();
+        let mut t = self.their_pawn_attacks();
         for sq in b.knights() & theirs {
             t |= attacks::knight_attacks(sq);
         }
@@ -211,18 +218,9 @@ impl Position {
     /// (the ordering bonus for moving it away, `ORDER_ESCAPE_BASE`).
     pub(crate) fn lesser_threats(&self) -> [Bitboard; 3] {
         let b = self.board().board();
-        let them = !self.turn();
-        let theirs = b.by_color(them);
+        let theirs = b.by_color(!self.turn());
         let occupied = b.occupied();
-        let pawns = b.pawns() & theirs;
-        let (west, east) = (
-            pawns & !Bitboard::from_file(File::A),
-            pawns & !Bitboard::from_file(File::H),
-        );
-        let by_pawn = match them {
-            Color::White => west.shift(7) | east.shift(9),
-            Color::Black => west.shift(-9) | east.shift(-7),
-        };
+        let by_pawn = self.their_pawn_attacks();
         let mut by_minor = by_pawn;
         for sq in b.knights() & theirs {
             by_minor |= attacks::knight_attacks(sq);
