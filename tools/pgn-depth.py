@@ -5,8 +5,8 @@
 
 fastchess writes every move's comment as `{SCORE/DEPTH TIMEs}` (for example
 `{+0.82/14 0.272s}`). This prints, for each engine name of the `White` and `Black` tags,
-the moves counted, the mean depth and the mean time a move, and the share of moves whose
-comment it could not read (book moves, a missing comment). A match between two settings
+the moves counted, the mean depth and the mean time a move, and the count of move comments
+it could not read (book moves, a missing comment). A match between two settings
 of one engine that differ in speed or in tree shape shows it here: the same clock buys a
 different depth.
 
