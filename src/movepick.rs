@@ -218,14 +218,18 @@ impl MovePicker {
     }
 
     /// Index of the best-scored move in `[from, to)`.
+    /// Ties go to the earliest. One slice, so the scan has no bounds checks.
     fn best_index(&self, from: usize, to: usize) -> usize {
-        let mut best = from;
-        for i in from + 1..to {
-            if self.scores[i] > self.scores[best] {
-                best = i;
+        let Some((&first, rest)) = self.scores[from..to].split_first() else {
+            return from;
+        };
+        let (mut best, mut best_score) = (0, first);
+        for (i, &score) in rest.iter().enumerate() {
+            if score > best_score {
+                (best, best_score) = (i + 1, score);
             }
         }
-        best
+        from + best
     }
 
     fn swap(&mut self, a: usize, b: usize) {
