@@ -41,20 +41,7 @@ impl PieceTo {
 
     #[inline]
     pub fn of(color: Color, m: Move) -> PieceTo {
-        // The king's destination square for castling (the move's `to` is the rook).
-        let to = match m {
-            Move::Castle { king, rook } => {
-                let rank = king.rank();
-                let file = if rook.file() > king.file() {
-                    shakmaty::File::G
-                } else {
-                    shakmaty::File::C
-                };
-                Square::from_coords(file, rank)
-            }
-            _ => m.to(),
-        };
-        PieceTo::new(color, m.role(), to)
+        MoveParts::of(m).piece_to(color)
     }
 
     #[inline]
@@ -116,24 +103,72 @@ impl Default for Histories {
     }
 }
 
-#[inline]
-fn from_to(m: Move) -> usize {
-    let from = m.from().map_or(0, |s| s as usize);
-    from * 64 + m.to() as usize
+/// What the quiet tables need of a move, read with one look at shakmaty's `Move`: each of
+/// its accessors is a match of its own, and a quiet move's score asked for them five times.
+#[derive(Clone, Copy)]
+struct MoveParts {
+    role: Role,
+    from: Option<Square>,
+    /// `Move::to`: the rook's square for castling.
+    to: Square,
+    /// Where the piece lands: the king's destination square for castling.
+    lands: Square,
 }
 
-/// Which of the four butterfly sets a quiet move uses: its from-square attacked by the other
-/// side (a piece moving out of a threat), its to-square attacked (into one), both or neither.
-/// `threats` is empty while `HIST_THREATS` is off, so every move uses set 0.
-#[inline]
-fn threat_set(m: Move, threats: Bitboard) -> usize {
-    let from = m.from().is_some_and(|s| threats.contains(s));
-    2 * usize::from(from) + usize::from(threats.contains(m.to()))
-}
+impl MoveParts {
+    #[inline]
+    fn of(m: Move) -> MoveParts {
+        match m {
+            Move::Normal { role, from, to, .. } => MoveParts {
+                role,
+                from: Some(from),
+                to,
+                lands: to,
+            },
+            Move::EnPassant { from, to } => MoveParts {
+                role: Role::Pawn,
+                from: Some(from),
+                to,
+                lands: to,
+            },
+            Move::Castle { king, rook } => {
+                let file = if rook.file() > king.file() {
+                    shakmaty::File::G
+                } else {
+                    shakmaty::File::C
+                };
+                MoveParts {
+                    role: Role::King,
+                    from: Some(king),
+                    to: rook,
+                    lands: Square::from_coords(file, king.rank()),
+                }
+            }
+            Move::Put { role, to } => MoveParts {
+                role,
+                from: None,
+                to,
+                lands: to,
+            },
+        }
+    }
 
-#[inline]
-fn butterfly_index(color: Color, m: Move, threats: Bitboard) -> usize {
-    (color as usize * 4 + threat_set(m, threats)) * 4096 + from_to(m)
+    #[inline]
+    fn piece_to(self, color: Color) -> PieceTo {
+        PieceTo::new(color, self.role, self.lands)
+    }
+
+    /// The butterfly slot: the side, one of four sets, then from-to. The set says whether the
+    /// from-square is attacked by the other side (a piece moving out of a threat), whether
+    /// the to-square is (into one), both or neither. `threats` is empty while `HIST_THREATS`
+    /// is off, so every move uses set 0.
+    #[inline]
+    fn butterfly_index(self, color: Color, threats: Bitboard) -> usize {
+        let from_threat = self.from.is_some_and(|s| threats.contains(s));
+        let set = 2 * usize::from(from_threat) + usize::from(threats.contains(self.to));
+        let from_to = self.from.map_or(0, |s| s as usize) * 64 + self.to as usize;
+        (color as usize * 4 + set) * 4096 + from_to
+    }
 }
 
 #[inline]
@@ -155,9 +190,9 @@ impl Histories {
         self.pawn.fill(0);
     }
 
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn butterfly(&self, color: Color, m: Move, threats: Bitboard) -> i32 {
-        i32::from(self.butterfly[butterfly_index(color, m, threats)])
+        i32::from(self.butterfly[MoveParts::of(m).butterfly_index(color, threats)])
     }
 
     #[inline]
@@ -169,7 +204,7 @@ impl Histories {
         bonus: i32,
     ) {
         gravity(
-            &mut self.butterfly[butterfly_index(color, m, threats)],
+            &mut self.butterfly[MoveParts::of(m).butterfly_index(color, threats)],
             bonus,
         );
     }
@@ -207,11 +242,12 @@ impl Histories {
     /// structure's entry.
     #[inline]
     pub(crate) fn quiet(&self, color: Color, m: Move, keys: &QuietKeys) -> i32 {
-        let pt = PieceTo::of(color, m);
+        let parts = MoveParts::of(m);
+        let pt = parts.piece_to(color);
         let pawn = keys.pawn.map_or(0, |slot| {
             i32::from(self.pawn[usize::from(slot) * PIECE_TO + pt.index()])
         });
-        self.butterfly(color, m, keys.threats)
+        i32::from(self.butterfly[parts.butterfly_index(color, keys.threats)])
             + keys
                 .cont
                 .iter()
