@@ -294,6 +294,46 @@ impl Histories {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::position::Position;
+    use shakmaty::CastlingMode;
+
+    #[test]
+    fn move_parts_agree_with_shakmaty_on_every_kind_of_move() {
+        // Both castlings, en passant (b4xa3 after a2-a4), promotions and plain moves; white
+        // to move, then black.
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/Pp2P3/2N2Q1p/1PPBBPPP/R3K2R b KQkq a3 0 1",
+            "r3k2r/1P6/8/8/8/8/6p1/R3K2R b KQkq - 0 1",
+        ];
+        let (mut castles, mut en_passant) = (0, 0);
+        for fen in fens {
+            let pos = Position::from_fen(fen, CastlingMode::Standard).unwrap();
+            let turn = pos.turn();
+            for m in pos.legal_moves() {
+                let parts = MoveParts::of(m);
+                assert_eq!(parts.role, m.role(), "{m:?}");
+                assert_eq!(parts.from, m.from(), "{m:?}");
+                assert_eq!(parts.to, m.to(), "{m:?}");
+                let lands = match m {
+                    Move::Castle { king, rook } => {
+                        castles += 1;
+                        let file = if rook > king { 'g' } else { 'c' };
+                        format!("{file}{}", king.rank().char())
+                    }
+                    _ => m.to().to_string(),
+                };
+                en_passant += usize::from(m.is_en_passant());
+                assert_eq!(parts.lands.to_string(), lands, "{m:?}");
+                assert_eq!(
+                    parts.piece_to(turn),
+                    PieceTo::new(turn, m.role(), parts.lands)
+                );
+            }
+        }
+        // Two castlings in each of the first two; in the third, b7's pawn guards c8.
+        assert_eq!((castles, en_passant), (5, 1));
+    }
 
     #[test]
     fn gravity_stays_within_bounds_and_saturates_smoothly() {
