@@ -104,7 +104,8 @@ impl Default for Histories {
 }
 
 /// What the quiet tables need of a move, read with one look at shakmaty's `Move`: each of
-/// its accessors is a match of its own, and a quiet move's score asked for them five times.
+/// its accessors is a match of its own, and a quiet move's score used to ask for them seven
+/// times (role, from twice, to four times counting the castling check).
 #[derive(Clone, Copy)]
 struct MoveParts {
     role: Role,
