@@ -4,7 +4,7 @@
 //! [`gravity`]: a bonus moves an entry towards the bound it points at, by less the closer the
 //! entry already is, so the tables never saturate and old knowledge fades.
 
-use shakmaty::{Bitboard, Color, Move, Role, Square};
+use shakmaty::{Bitboard, CastlingSide, Color, Move, Role, Square};
 
 use crate::moves::{Move16, piece_index};
 
@@ -132,19 +132,15 @@ impl MoveParts {
                 to,
                 lands: to,
             },
-            Move::Castle { king, rook } => {
-                let file = if rook.file() > king.file() {
-                    shakmaty::File::G
-                } else {
-                    shakmaty::File::C
-                };
-                MoveParts {
-                    role: Role::King,
-                    from: Some(king),
-                    to: rook,
-                    lands: Square::from_coords(file, king.rank()),
-                }
-            }
+            Move::Castle { king, rook } => MoveParts {
+                role: Role::King,
+                from: Some(king),
+                to: rook,
+                lands: Square::from_coords(
+                    CastlingSide::from_king_side(king < rook).king_to_file(),
+                    king.rank(),
+                ),
+            },
             Move::Put { role, to } => MoveParts {
                 role,
                 from: None,
@@ -196,7 +192,7 @@ impl Histories {
         i32::from(self.butterfly[MoveParts::of(m).butterfly_index(color, threats)])
     }
 
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn update_butterfly(
         &mut self,
         color: Color,
@@ -260,8 +256,12 @@ impl Histories {
     /// Moves every table of [`Histories::quiet`] towards `bonus`'s bound.
     #[inline]
     pub(crate) fn update_quiet(&mut self, color: Color, m: Move, keys: &QuietKeys, bonus: i32) {
-        self.update_butterfly(color, m, keys.threats, bonus);
-        let pt = PieceTo::of(color, m);
+        let parts = MoveParts::of(m);
+        gravity(
+            &mut self.butterfly[parts.butterfly_index(color, keys.threats)],
+            bonus,
+        );
+        let pt = parts.piece_to(color);
         for &c in &keys.cont {
             self.update_continuation(c, pt, bonus);
         }
@@ -309,26 +309,27 @@ mod tests {
         ];
         let (mut castles, mut en_passant) = (0, 0);
         for fen in fens {
-            let pos = Position::from_fen(fen, CastlingMode::Standard).unwrap();
+            let mut pos = Position::from_fen(fen, CastlingMode::Standard).unwrap();
             let turn = pos.turn();
             for m in pos.legal_moves() {
                 let parts = MoveParts::of(m);
                 assert_eq!(parts.role, m.role(), "{m:?}");
                 assert_eq!(parts.from, m.from(), "{m:?}");
                 assert_eq!(parts.to, m.to(), "{m:?}");
-                let lands = match m {
-                    Move::Castle { king, rook } => {
-                        castles += 1;
-                        let file = if rook > king { 'g' } else { 'c' };
-                        format!("{file}{}", king.rank().char())
-                    }
-                    _ => m.to().to_string(),
-                };
+                castles += usize::from(m.is_castle());
                 en_passant += usize::from(m.is_en_passant());
-                assert_eq!(parts.lands.to_string(), lands, "{m:?}");
+                // Standard UCI names a castling by the king's own squares (e1g1), so its
+                // destination is where the piece lands for every kind of move.
+                let uci = pos.move_to_uci(m);
+                assert_eq!(parts.lands.to_string(), uci[2..4], "{m:?}");
+                // And that square holds the moved piece (or what it promoted to) after it.
+                pos.make(m);
+                let landed = pos.piece_at(parts.lands).map(|p| (p.color, p.role));
+                pos.unmake();
                 assert_eq!(
-                    parts.piece_to(turn),
-                    PieceTo::new(turn, m.role(), parts.lands)
+                    landed,
+                    Some((turn, m.promotion().unwrap_or(parts.role))),
+                    "{m:?}"
                 );
             }
         }
