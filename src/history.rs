@@ -200,8 +200,19 @@ impl Histories {
         threats: Bitboard,
         bonus: i32,
     ) {
+        self.update_butterfly_at(color, MoveParts::of(m), threats, bonus);
+    }
+
+    #[inline]
+    fn update_butterfly_at(
+        &mut self,
+        color: Color,
+        parts: MoveParts,
+        threats: Bitboard,
+        bonus: i32,
+    ) {
         gravity(
-            &mut self.butterfly[MoveParts::of(m).butterfly_index(color, threats)],
+            &mut self.butterfly[parts.butterfly_index(color, threats)],
             bonus,
         );
     }
@@ -257,22 +268,23 @@ impl Histories {
     #[inline]
     pub(crate) fn update_quiet(&mut self, color: Color, m: Move, keys: &QuietKeys, bonus: i32) {
         let parts = MoveParts::of(m);
-        gravity(
-            &mut self.butterfly[parts.butterfly_index(color, keys.threats)],
-            bonus,
-        );
+        self.update_butterfly_at(color, parts, keys.threats, bonus);
         let pt = parts.piece_to(color);
         for &c in &keys.cont {
             self.update_continuation(c, pt, bonus);
         }
         if let Some(slot) = keys.pawn {
-            self.update_pawn(color, m, slot, bonus);
+            self.update_pawn_at(slot, pt, bonus);
         }
     }
 
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn update_pawn(&mut self, color: Color, m: Move, slot: u16, bonus: i32) {
-        let pt = PieceTo::of(color, m);
+        self.update_pawn_at(slot, PieceTo::of(color, m), bonus);
+    }
+
+    #[inline]
+    fn update_pawn_at(&mut self, slot: u16, pt: PieceTo, bonus: i32) {
         gravity(
             &mut self.pawn[usize::from(slot) * PIECE_TO + pt.index()],
             bonus,
