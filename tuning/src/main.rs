@@ -136,6 +136,41 @@ fn net_name(net: Option<&std::path::Path>, base: Option<&std::path::Path>) -> St
     }
 }
 
+/// Refuses the words a subcommand would otherwise ignore without a word: a flag that no
+/// subcommand knows (a typo such as `--hiden`) and a bare word that follows a flag's value
+/// (`--data a b`, where lists take commas: `b` would be dropped and the run would train on `a`
+/// alone). `data` takes its action and, for `data check`, a path before the flags.
+fn check_words(cmd: &str, args: &[String]) -> Result<(), String> {
+    let known: Vec<&str> = USAGE
+        .split_whitespace()
+        .map(|w| w.trim_start_matches('['))
+        .filter(|w| w.starts_with("--"))
+        .map(|w| w.trim_end_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '-')))
+        .collect();
+    let leading = match cmd {
+        "data" => 2,
+        _ => 0,
+    };
+    for (i, word) in args.iter().enumerate() {
+        if word.starts_with("--") {
+            if !known.contains(&word.as_str()) {
+                return Err(format!("{cmd}: unknown flag '{word}'"));
+            }
+        } else if i >= leading {
+            match i.checked_sub(1).map(|j| args[j].as_str()) {
+                Some(flag) if flag.starts_with("--") => {}
+                Some(before) => {
+                    return Err(format!(
+                        "{cmd}: '{word}' follows '{before}', a flag's one value (lists take commas)"
+                    ));
+                }
+                None => return Err(format!("{cmd}: '{word}' is not a flag")),
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A path with a leading `~/` taken from `$HOME`: the shell expands `~` only at the start of a
 /// word, so in `--data ~/a,~/b` the second one arrives as written.
 fn expand_home(path: &str) -> PathBuf {
@@ -152,6 +187,10 @@ fn main() {
         std::process::exit(2);
     }
     let cmd = argv.remove(0);
+    if let Err(e) = check_words(&cmd, &argv) {
+        eprintln!("error: {e}\n{USAGE}");
+        std::process::exit(2);
+    }
     let args = Args(argv);
     let result = match cmd.as_str() {
         "datagen" => (|| {
@@ -434,6 +473,25 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn stray_words_and_unknown_flags_are_refused() {
+        let ok = |cmd: &str, s: &str| check_words(cmd, &words(s));
+        assert!(ok("nnue", "--data a,b --out d --hidden 768 --quiet").is_ok());
+        assert!(ok("nnue", "--data a,b --lr -0.5 --out d").is_ok());
+        assert!(ok("data", "check data/gen9 --deep").is_ok());
+        assert!(ok("data", "pack --from x --to data/gen14").is_ok());
+        let stray = ok("nnue", "--data a b --out d").unwrap_err();
+        assert!(stray.contains("'b' follows 'a'"), "{stray}");
+        let typo = ok("nnue", "--data a --hiden 768").unwrap_err();
+        assert!(typo.contains("'--hiden'"), "{typo}");
+        assert!(ok("data", "check data extra").is_err());
+        assert!(ok("verify", "extra --book b").is_err());
+    }
 
     #[test]
     fn a_leading_tilde_in_a_path_list_is_the_home_directory() {
