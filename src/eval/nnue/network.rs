@@ -459,9 +459,45 @@ mod avx2 {
         super::sub_portable(acc, row);
     }
 
+    /// The output's dot product, written with AVX2 intrinsics: left to itself the compiler
+    /// vectorises the portable loop only 8 lanes wide here (its i32 sums fill the 256-bit
+    /// registers before the i16 inputs do), where `vpmaddwd` on 256 bits takes 16 at a time.
+    /// Same wrapping sums as the portable loop, in another order (tested).
     #[target_feature(enable = "avx2")]
     pub(super) fn screlu_dot(acc: &[i16], weights: &[i16]) -> i32 {
-        super::screlu_dot_portable(acc, weights)
+        use std::arch::x86_64::{
+            __m256i, _mm_add_epi32, _mm_cvtsi128_si32, _mm_shuffle_epi32, _mm256_add_epi32,
+            _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256,
+            _mm256_madd_epi16, _mm256_max_epi16, _mm256_min_epi16, _mm256_mullo_epi16,
+            _mm256_set1_epi16, _mm256_setzero_si256,
+        };
+        const LANES: usize = 16;
+        let n = acc.len().min(weights.len());
+        let body = n - n % LANES;
+        let zero = _mm256_setzero_si256();
+        let top = _mm256_set1_epi16(super::QA as i16);
+        let load = |chunk: &[i16]| -> __m256i {
+            debug_assert_eq!(chunk.len(), LANES);
+            // SAFETY: `chunk` is 16 i16s, the 32 bytes read; `loadu` needs no alignment.
+            unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) }
+        };
+        let mut sum = _mm256_setzero_si256();
+        for (a, w) in acc[..body]
+            .chunks_exact(LANES)
+            .zip(weights[..body].chunks_exact(LANES))
+        {
+            let v = _mm256_min_epi16(_mm256_max_epi16(load(a), zero), top);
+            let vw = _mm256_mullo_epi16(v, load(w));
+            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(vw, v));
+        }
+        let half = _mm_add_epi32(
+            _mm256_castsi256_si128(sum),
+            _mm256_extracti128_si256::<1>(sum),
+        );
+        let quarter = _mm_add_epi32(half, _mm_shuffle_epi32::<0b01_00_11_10>(half));
+        let one = _mm_add_epi32(quarter, _mm_shuffle_epi32::<0b10_11_00_01>(quarter));
+        _mm_cvtsi128_si32(one)
+            .wrapping_add(super::screlu_dot_portable(&acc[body..n], &weights[body..n]))
     }
 
     #[target_feature(enable = "avx2")]
@@ -973,7 +1009,7 @@ mod tests {
             let net = random_network(200, 7);
             // Lengths that are and are not multiples of the vector width; values across the
             // clamp's range and beyond it, so wrapping and clamping are both exercised.
-            for len in [1usize, 15, 16, 17, 128, 200] {
+            for len in [1usize, 15, 16, 17, 31, 32, 33, 128, 200] {
                 let acc: Vec<i16> = net.ft_weights[..len]
                     .iter()
                     .map(|w| w.wrapping_mul(7))
