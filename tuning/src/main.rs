@@ -136,32 +136,68 @@ fn net_name(net: Option<&std::path::Path>, base: Option<&std::path::Path>) -> St
     }
 }
 
-/// Refuses the words a subcommand would otherwise ignore without a word: a flag that no
-/// subcommand knows (a typo such as `--hiden`) and a bare word that follows a flag's value
-/// (`--data a b`, where lists take commas: `b` would be dropped and the run would train on `a`
-/// alone). `data` takes its action and, for `data check`, a path before the flags.
+/// The flags one subcommand's usage names, each with whether it takes a value: the lines of
+/// `USAGE` from one that starts `shears-tune CMD` up to the next `shears-tune`. A flag written
+/// `[--quiet]` (a `]` straight after its name) is a switch; any other takes the word after it.
+fn usage_flags(cmd: &str) -> Vec<(&'static str, bool)> {
+    let mut flags: Vec<(&'static str, bool)> = Vec::new();
+    let mut inside = false;
+    for line in USAGE.lines().map(str::trim_start) {
+        if let Some(rest) = line.strip_prefix("shears-tune ") {
+            inside = rest.split_whitespace().next() == Some(cmd);
+        }
+        if !inside {
+            continue;
+        }
+        // `[--iterations N|--hours H]`: alternatives share a word.
+        for word in line.split_whitespace().flat_map(|w| w.split('|')) {
+            let word = word.trim_start_matches(['[', '(']);
+            if !word.starts_with("--") {
+                continue;
+            }
+            let name = word.trim_end_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '-'));
+            let takes_value = !word[name.len()..].starts_with(']');
+            match flags.iter_mut().find(|(n, _)| *n == name) {
+                Some(known) => known.1 |= takes_value,
+                None => flags.push((name, takes_value)),
+            }
+        }
+    }
+    flags
+}
+
+/// Refuses the words a subcommand would otherwise ignore without a word: a flag its own usage
+/// does not name (a typo such as `--hiden`, or another subcommand's flag) and a bare word that
+/// follows no flag's value (`--data a b`, where lists take commas: `b` would be dropped and the
+/// run would train on `a` alone; `--quiet foo`, a switch takes no value). `data` takes its
+/// action and, for `data check`, a path before the flags.
 fn check_words(cmd: &str, args: &[String]) -> Result<(), String> {
-    let known: Vec<&str> = USAGE
-        .split_whitespace()
-        .map(|w| w.trim_start_matches('['))
-        .filter(|w| w.starts_with("--"))
-        .map(|w| w.trim_end_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '-')))
-        .collect();
+    let known = usage_flags(cmd);
+    if known.is_empty() {
+        return Ok(()); // not a subcommand: `main` says so
+    }
     let leading = match cmd {
         "data" => 2,
         _ => 0,
     };
     for (i, word) in args.iter().enumerate() {
         if word.starts_with("--") {
-            if !known.contains(&word.as_str()) {
+            if !known.iter().any(|(name, _)| name == word) {
                 return Err(format!("{cmd}: unknown flag '{word}'"));
             }
         } else if i >= leading {
-            match i.checked_sub(1).map(|j| args[j].as_str()) {
-                Some(flag) if flag.starts_with("--") => {}
-                Some(before) => {
+            let before = i.checked_sub(1).map(|j| args[j].as_str());
+            match before.map(|b| known.iter().find(|(name, _)| *name == b)) {
+                Some(Some((_, true))) => {}
+                Some(Some((flag, false))) => {
                     return Err(format!(
-                        "{cmd}: '{word}' follows '{before}', a flag's one value (lists take commas)"
+                        "{cmd}: '{word}' follows '{flag}', which takes no value"
+                    ));
+                }
+                Some(None) => {
+                    return Err(format!(
+                        "{cmd}: '{word}' follows '{}', a flag's one value (lists take commas)",
+                        before.unwrap_or_default()
                     ));
                 }
                 None => return Err(format!("{cmd}: '{word}' is not a flag")),
@@ -479,6 +515,40 @@ mod tests {
     }
 
     #[test]
+    fn every_flag_the_code_reads_is_in_its_usage() {
+        // A flag the code reads but no usage line names would be refused by `check_words`
+        // (as `--hours` once was): every `"--name"` in this file's code must be in the usage.
+        let code = include_str!("main.rs");
+        let code = &code[..code.find("#[cfg(test)]").unwrap_or(code.len())];
+        let commands: Vec<&str> = USAGE
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("shears-tune "))
+            .filter_map(|rest| rest.split_whitespace().next())
+            .collect();
+        assert!(commands.contains(&"spsa") && commands.contains(&"node-probe"));
+        let named: Vec<&str> = commands
+            .iter()
+            .flat_map(|c| usage_flags(c))
+            .map(|(name, _)| name)
+            .collect();
+        let mut read = 0;
+        for piece in code.split("\"--").skip(1) {
+            let Some(end) = piece.find('"') else { continue };
+            let flag = &piece[..end];
+            if flag.is_empty() || !flag.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
+                continue;
+            }
+            read += 1;
+            let flag = format!("--{flag}");
+            assert!(
+                named.contains(&flag.as_str()),
+                "{flag} is read but not in USAGE"
+            );
+        }
+        assert!(read > 40, "only {read} flags found");
+    }
+
+    #[test]
     fn stray_words_and_unknown_flags_are_refused() {
         let ok = |cmd: &str, s: &str| check_words(cmd, &words(s));
         assert!(ok("nnue", "--data a,b --out d --hidden 768 --quiet").is_ok());
@@ -491,6 +561,18 @@ mod tests {
         assert!(typo.contains("'--hiden'"), "{typo}");
         assert!(ok("data", "check data extra").is_err());
         assert!(ok("verify", "extra --book b").is_err());
+        // Each subcommand knows only its own flags, and a switch takes no value.
+        let other = ok("spsa", "--book b --out d --hidden 768").unwrap_err();
+        assert!(other.contains("'--hidden'"), "{other}");
+        assert!(ok("nnue", "--data a --out d --hidden 768").is_ok());
+        let switch = ok("nnue", "--data a --out d --quiet foo").unwrap_err();
+        assert!(switch.contains("'foo' follows '--quiet'"), "{switch}");
+        assert!(ok("data", "check data --deep extra").is_err());
+        assert!(ok("nnue", "--recipe r.txt --out d --quiet").is_ok());
+        assert!(ok("datagen", "--stats /tmp/x").is_ok());
+        assert!(ok("spsa", "--book b --out d --hours 2 --quiet").is_ok());
+        assert!(ok("nnue-quantise", "--checkpoint c --output-scale 1.1 --out f").is_ok());
+        assert!(ok("nnue-quantise", "--checkpoint c --hidden 8 --out f").is_err());
     }
 
     #[test]
