@@ -65,7 +65,8 @@ const USAGE: &str = "usage:
   shears-tune eval-scale --data DIR[,DIR...] [--net FILE] [--base-net nets/default.nnue] [--limit N]
   shears-tune wdl-fit --data DIR[,DIR...] [--net nets/default.nnue] [--out src/eval/wdl_model.rs] [--bins tests/data/wdl_bins.csv] [--iterations N]
   shears-tune node-probe --data DIR[,DIR...] [--positions 400] [--limits 1250,2500,5000,10000,20000]
-                         [--reference 200000] [--threads N] [--net <default>|FILE]";
+                         [--reference 200000] [--threads N] [--net <default>|FILE]
+  shears-tune CMD --help   (CMD's own usage lines; `shears-tune --help` or `help`: all of them)";
 
 /// `--name value` pairs after the subcommand.
 struct Args(Vec<String>);
@@ -136,19 +137,33 @@ fn net_name(net: Option<&std::path::Path>, base: Option<&std::path::Path>) -> St
     }
 }
 
+/// The lines of `USAGE` that belong to one subcommand: from each line that starts
+/// `shears-tune CMD` up to the next `shears-tune` (empty for a word that is no subcommand).
+fn usage_lines(cmd: &str) -> Vec<&'static str> {
+    let mut lines = Vec::new();
+    let mut inside = false;
+    for line in USAGE.lines().skip(1) {
+        if let Some(rest) = line.trim_start().strip_prefix("shears-tune ") {
+            inside = rest.split_whitespace().next() == Some(cmd);
+        }
+        if inside {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+/// Whether the words ask for help: `--help` or `-h` anywhere among them.
+fn wants_help(args: &[String]) -> bool {
+    args.iter().any(|a| a == "--help" || a == "-h")
+}
+
 /// The flags one subcommand's usage names, each with whether it takes a value: the lines of
 /// `USAGE` from one that starts `shears-tune CMD` up to the next `shears-tune`. A flag written
 /// `[--quiet]` (a `]` straight after its name) is a switch; any other takes the word after it.
 fn usage_flags(cmd: &str) -> Vec<(&'static str, bool)> {
     let mut flags: Vec<(&'static str, bool)> = Vec::new();
-    let mut inside = false;
-    for line in USAGE.lines().map(str::trim_start) {
-        if let Some(rest) = line.strip_prefix("shears-tune ") {
-            inside = rest.split_whitespace().next() == Some(cmd);
-        }
-        if !inside {
-            continue;
-        }
+    for line in usage_lines(cmd).into_iter().map(str::trim_start) {
         // `[--iterations N|--hours H]`: alternatives share a word.
         for word in line.split_whitespace().flat_map(|w| w.split('|')) {
             let word = word.trim_start_matches(['[', '(']);
@@ -223,6 +238,19 @@ fn main() {
         std::process::exit(2);
     }
     let cmd = argv.remove(0);
+    // `shears-tune --help`, `shears-tune help` and `shears-tune CMD --help`: the usage asked
+    // for goes to stdout with status 0 (all of it, or the subcommand's own lines).
+    if matches!(cmd.as_str(), "--help" | "-h" | "help") {
+        println!("{USAGE}");
+        return;
+    }
+    if wants_help(&argv) {
+        let lines = usage_lines(&cmd);
+        if !lines.is_empty() {
+            println!("usage:\n{}", lines.join("\n"));
+            return;
+        }
+    }
     if let Err(e) = check_words(&cmd, &argv) {
         eprintln!("error: {e}\n{USAGE}");
         std::process::exit(2);
@@ -547,6 +575,21 @@ mod tests {
             );
         }
         assert!(read > 40, "only {read} flags found");
+    }
+
+    #[test]
+    fn each_subcommand_has_its_own_usage_lines() {
+        let spsa = usage_lines("spsa");
+        assert_eq!(spsa.len(), 5, "{spsa:?}");
+        assert!(spsa[0].trim_start().starts_with("shears-tune spsa --book"));
+        assert!(spsa.iter().all(|l| !l.contains("spsa-plot")));
+        // `datagen` has two usage lines apart: the run and `--stats`.
+        let datagen = usage_lines("datagen");
+        assert!(datagen.iter().any(|l| l.contains("--stats")));
+        assert!(datagen.iter().all(|l| !l.contains("data pack")));
+        assert!(usage_lines("nope").is_empty());
+        assert!(usage_lines("usage:").is_empty());
+        assert!(wants_help(&words("--out d -h")) && !wants_help(&words("--out d")));
     }
 
     #[test]
