@@ -159,6 +159,19 @@ pub fn play_game(
     tc: TimeControl,
     adj: &Adjudication,
 ) -> Result<GameRecord, String> {
+    play_game_odds(white, black, start_fen, [tc, tc], adj)
+}
+
+/// [`play_game`] with a time control for each side, `[white's, black's]`: node or time odds,
+/// e.g. nodes scaled by each net's speed so that a screen at fixed nodes sees what a slower
+/// net costs at a clock.
+pub fn play_game_odds(
+    white: &mut Engine,
+    black: &mut Engine,
+    start_fen: Option<&str>,
+    tcs: [TimeControl; 2],
+    adj: &Adjudication,
+) -> Result<GameRecord, String> {
     let mut pos = match start_fen {
         Some(f) => Position::from_fen(f, CastlingMode::Standard)?,
         None => Position::default(),
@@ -169,15 +182,21 @@ pub fn play_game(
     }
     let mut moves: Vec<String> = Vec::new();
     let mut plies: Vec<PlyRecord> = Vec::new();
-    let mut clocks = match tc {
-        TimeControl::Clock { base_ms, .. } => [base_ms as i64, base_ms as i64],
-        _ => [0, 0],
-    };
+    let [white_tc, black_tc] = tcs;
+    let tc_of = |turn: shakmaty::Color| turn.fold_wb(white_tc, black_tc);
+    // Indexed by colour (`Color as usize`), as `side` below.
+    let mut clocks = [0i64; 2];
+    for turn in shakmaty::Color::ALL {
+        if let TimeControl::Clock { base_ms, .. } = tc_of(turn) {
+            clocks[turn as usize] = base_ms as i64;
+        }
+    }
     let (mut resign_streak, mut draw_streak) = (0u32, 0u32);
 
     let (outcome, termination) = loop {
         let turn = pos.turn();
         let side = turn as usize;
+        let tc = tc_of(turn);
         let mover_loses = |t| {
             if turn == shakmaty::Color::White {
                 (Outcome::BlackWins, t)
@@ -221,13 +240,20 @@ pub fn play_game(
                 ..Limits::default()
             },
             TimeControl::Depth(d) => Limits::depth(d),
-            TimeControl::Clock { inc_ms, .. } => Limits {
-                wtime: Some(clocks[shakmaty::Color::White as usize].max(0) as u64),
-                btime: Some(clocks[shakmaty::Color::Black as usize].max(0) as u64),
-                winc: Some(inc_ms),
-                binc: Some(inc_ms),
-                ..Limits::default()
-            },
+            TimeControl::Clock { .. } => {
+                // Each side's own increment (the other side's clock may be a node budget).
+                let inc = |turn| match tc_of(turn) {
+                    TimeControl::Clock { inc_ms, .. } => inc_ms,
+                    _ => 0,
+                };
+                Limits {
+                    wtime: Some(clocks[shakmaty::Color::White as usize].max(0) as u64),
+                    btime: Some(clocks[shakmaty::Color::Black as usize].max(0) as u64),
+                    winc: Some(inc(shakmaty::Color::White)),
+                    binc: Some(inc(shakmaty::Color::Black)),
+                    ..Limits::default()
+                }
+            }
         };
         let clock_before =
             matches!(tc, TimeControl::Clock { .. }).then(|| clocks[side].max(0) as u64);
@@ -448,6 +474,60 @@ mod tests {
             "{:?}",
             g.termination
         );
+    }
+
+    #[test]
+    fn each_side_plays_its_own_time_control() {
+        let mut w = Engine::new();
+        let mut b = Engine::new();
+        let g = play_game_odds(
+            &mut w,
+            &mut b,
+            None,
+            [TimeControl::Nodes(3000), TimeControl::Nodes(300)],
+            &Adjudication {
+                max_plies: 40,
+                ..Adjudication::default()
+            },
+        )
+        .unwrap();
+        assert!(g.plies.len() >= 10, "{} plies", g.plies.len());
+        let most = |white: bool| {
+            g.plies
+                .iter()
+                .skip(usize::from(!white))
+                .step_by(2)
+                .map(|p| p.nodes)
+                .max()
+                .unwrap_or(0)
+        };
+        // White (to move first from the start position) searched past Black's whole budget.
+        assert!(most(true) > 1000, "white {}", most(true));
+        assert!(most(false) <= 400, "black {}", most(false));
+        // Time odds: the clocks start apart, and each side sees its own.
+        let g = play_game_odds(
+            &mut w,
+            &mut b,
+            None,
+            [
+                TimeControl::Clock {
+                    base_ms: 5000,
+                    inc_ms: 50,
+                },
+                TimeControl::Clock {
+                    base_ms: 1000,
+                    inc_ms: 10,
+                },
+            ],
+            &Adjudication {
+                max_plies: 6,
+                ..Adjudication::default()
+            },
+        )
+        .unwrap();
+        let clocks: Vec<u64> = g.plies.iter().filter_map(|p| p.clock_ms).collect();
+        assert_eq!(clocks.len(), g.plies.len());
+        assert_eq!(clocks[..2], [5000, 1000]);
     }
 
     #[test]

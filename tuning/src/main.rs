@@ -45,7 +45,8 @@ const USAGE: &str = "usage:
   shears-tune spsa-plot --csv RUN/values.csv [--out RUN/plot.png]
   shears-tune verify --values RUN/result.txt|NAME=V,... [--base FILE|NAME=V,...] --book FILE
                      [--net FILE] [--base-net FILE] (either instead of --values: nets compared)
-                     [--games 400] [--tc 8+0.08|nodes=N] [--concurrency N] [--hash MB] [--seed N]
+                     [--games 400] [--tc 8+0.08|nodes=N] [--net-tc TC] [--concurrency N] [--hash MB]
+                     [--seed N]
                      [--resign CP] [--draw CP] [--log FILE] [--data-out DIR] [--quiet]
   shears-tune datagen --out DIR [--games N] [--soft-nodes 2500] [--hard-nodes 20x soft] [--threads N]
                       [--book FILE] [--random-plies N] [--opening-limit CP] [--seed N] [--hash MB]
@@ -508,6 +509,7 @@ fn main() {
                 base_net,
                 games: args.num("--games", 400)?,
                 tc: tune::parse_tc(args.get("--tc").unwrap_or("8+0.08"))?,
+                net_tc: args.get("--net-tc").map(tune::parse_tc).transpose()?,
                 concurrency: args.num("--concurrency", 1)?,
                 book: args.path("--book")?,
                 seed: args.num("--seed", 1)?,

@@ -15,7 +15,9 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use shears::Engine;
 use shears::params::{ParamSpec, Params};
-use shears::selfplay::{Adjudication, Outcome, Termination, TimeControl, play_game, read_book};
+use shears::selfplay::{
+    Adjudication, Outcome, Termination, TimeControl, play_game_odds, read_book,
+};
 
 use crate::openings::random_start;
 
@@ -127,6 +129,9 @@ pub struct Config {
     pub base_net: Option<PathBuf>,
     pub games: usize,
     pub tc: TimeControl,
+    /// The side under test's own time control (`--net-tc`; `None`: `tc` for both), e.g.
+    /// nodes scaled by its net's speed against the base's.
+    pub net_tc: Option<TimeControl>,
     pub concurrency: usize,
     pub book: PathBuf,
     pub seed: u64,
@@ -193,8 +198,13 @@ fn log_header_with_book(cfg: &Config, book: &str) -> String {
         let sha = crate::gamedata::net_sha256(&name).unwrap_or_else(|_| "unreadable".into());
         format!(" | net {name} sha256 {}", &sha[..sha.len().min(16)])
     };
+    // Written only when given, so that the logs of runs without it resume as before.
+    let net_tc = match cfg.net_tc {
+        Some(tc) => format!(" tc {tc:?}"),
+        None => String::new(),
+    };
     format!(
-        "# shears-tune verify: values {}{} | base {}{} | tc {:?} | book {} | seed {} | hash {} | {:?}",
+        "# shears-tune verify: values {}{}{net_tc} | base {}{} | tc {:?} | book {} | seed {} | hash {} | {:?}",
         list(&cfg.values),
         net(&cfg.net),
         if cfg.base.is_empty() {
@@ -350,11 +360,13 @@ pub fn play(cfg: &Config) -> Result<Tally, String> {
                     let played = random_start(book, 0, &mut rng)
                         .ok_or_else(|| "no usable opening".to_string())
                         .and_then(|fen| {
+                            let (a_tc, b_tc) = (cfg.net_tc.unwrap_or(cfg.tc), cfg.tc);
+                            let adj = &cfg.adjudication;
                             let first =
-                                play_game(&mut a, &mut b, Some(&fen), cfg.tc, &cfg.adjudication)?;
+                                play_game_odds(&mut a, &mut b, Some(&fen), [a_tc, b_tc], adj)?;
                             crate::gamedata::keep(cfg.games_out.as_deref(), &first)?;
                             let second =
-                                play_game(&mut b, &mut a, Some(&fen), cfg.tc, &cfg.adjudication)?;
+                                play_game_odds(&mut b, &mut a, Some(&fen), [b_tc, a_tc], adj)?;
                             crate::gamedata::keep(cfg.games_out.as_deref(), &second)?;
                             Ok((first, second))
                         });
@@ -410,11 +422,15 @@ pub fn report(cfg: &Config, t: &Tally, seconds: f64) -> String {
         Some(path) => format!(" with net {}", path.display()),
         None => String::new(),
     };
+    let odds = match cfg.net_tc {
+        Some(tc) => format!(" at {tc:?} (the base at {:?})", cfg.tc),
+        None => String::new(),
+    };
     let (tested, base) = (
         if cfg.values.is_empty() {
-            format!("the defaults{}", net(&cfg.net))
+            format!("the defaults{}{odds}", net(&cfg.net))
         } else {
-            format!("{} tuned values{}", cfg.values.len(), net(&cfg.net))
+            format!("{} tuned values{}{odds}", cfg.values.len(), net(&cfg.net))
         },
         format!("{base}{}", net(&cfg.base_net)),
     );
@@ -506,6 +522,7 @@ mod tests {
             base_net: None,
             games: 6,
             tc: TimeControl::Nodes(300),
+            net_tc: None,
             concurrency: 2,
             book,
             seed: 3,
@@ -633,6 +650,56 @@ mod tests {
     }
 
     #[test]
+    fn the_side_under_test_can_play_its_own_time_control() {
+        let dir = std::env::temp_dir().join(format!("shears-verify-odds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let book = dir.join("book.epd");
+        std::fs::write(
+            &book,
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n",
+        )
+        .unwrap();
+        // The same engine on both sides, the tested one with 40 times the nodes.
+        let cfg = Config {
+            values: Vec::new(),
+            base: Vec::new(),
+            net: None,
+            base_net: None,
+            games: 6,
+            tc: TimeControl::Nodes(100),
+            net_tc: Some(TimeControl::Nodes(4000)),
+            concurrency: 2,
+            book,
+            seed: 5,
+            hash_mb: 1,
+            adjudication: Adjudication::default(),
+            progress: false,
+            log: None,
+            games_out: None,
+        };
+        let t = play(&cfg).unwrap();
+        assert_eq!(t.wins + t.losses + t.draws, 6);
+        assert!(t.penta.estimate().score > 0.7, "{t:?}");
+        assert!(report(&cfg, &t, 1.0).contains("at Nodes(4000) (the base at Nodes(100))"));
+        // A pair log of the run without odds is another verification; without `--net-tc`
+        // the header is what it was before the flag existed.
+        let even = Config {
+            net_tc: None,
+            ..cfg.clone()
+        };
+        assert_ne!(log_header(&cfg), log_header(&even));
+        assert!(
+            log_header(&cfg).contains("sha256 ")
+                && log_header(&cfg).contains(" tc Nodes(4000) | base")
+        );
+        assert!(
+            log_header(&even).starts_with("# shears-tune verify: values  | net <default> sha256 ")
+        );
+        assert!(!log_header(&even).contains("Nodes(4000)"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn nets_can_be_compared_and_a_bad_net_file_stops_the_run() {
         let dir = std::env::temp_dir().join(format!("shears-verify-nets-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -654,6 +721,7 @@ mod tests {
             base_net: Some(random.clone()),
             games: 6,
             tc: TimeControl::Nodes(2000),
+            net_tc: None,
             concurrency: 2,
             book,
             seed: 3,
