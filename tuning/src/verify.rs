@@ -471,6 +471,36 @@ pub fn run(cfg: &Config) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// A scratch folder for one test, holding `book.epd` with these lines.
+    fn scratch_with_book(name: &str, lines: &str) -> (PathBuf, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("shears-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let book = dir.join("book.epd");
+        std::fs::write(&book, lines).unwrap();
+        (dir, book)
+    }
+
+    /// The tests' settings: the defaults on both sides, six games at 300 nodes, two threads.
+    fn test_config(book: PathBuf) -> Config {
+        Config {
+            values: Vec::new(),
+            base: Vec::new(),
+            net: None,
+            base_net: None,
+            games: 6,
+            tc: TimeControl::Nodes(300),
+            net_tc: None,
+            concurrency: 2,
+            book,
+            seed: 3,
+            hash_mb: 1,
+            adjudication: Adjudication::default(),
+            progress: false,
+            log: None,
+            games_out: None,
+        }
+    }
+
     #[test]
     fn pentanomial_statistics_match_fastchess() {
         // fastchess printed for net 2 against the hand-written evaluation (300 games):
@@ -505,32 +535,15 @@ mod tests {
 
     #[test]
     fn a_short_verification_plays_every_pair() {
-        let dir = std::env::temp_dir().join(format!("shears-verify-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let book = dir.join("book.epd");
-        std::fs::write(
-            &book,
+        let (dir, book) = scratch_with_book(
+            "verify",
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n\
              rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n",
-        )
-        .unwrap();
+        );
         let spec = Params::spec("LMR_MIN_DEPTH").unwrap();
         let cfg = Config {
             values: vec![(spec, spec.max)],
-            base: Vec::new(),
-            net: None,
-            base_net: None,
-            games: 6,
-            tc: TimeControl::Nodes(300),
-            net_tc: None,
-            concurrency: 2,
-            book,
-            seed: 3,
-            hash_mb: 1,
-            adjudication: Adjudication::default(),
-            progress: false,
-            log: None,
-            games_out: None,
+            ..test_config(book)
         };
         // With `--data-out`: every game, from both threads, lands whole in the data file.
         let data = dir.join("games");
@@ -651,31 +664,16 @@ mod tests {
 
     #[test]
     fn the_side_under_test_can_play_its_own_time_control() {
-        let dir = std::env::temp_dir().join(format!("shears-verify-odds-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let book = dir.join("book.epd");
-        std::fs::write(
-            &book,
+        let (dir, book) = scratch_with_book(
+            "verify-odds",
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n",
-        )
-        .unwrap();
+        );
         // The same engine on both sides, the tested one with 40 times the nodes.
         let cfg = Config {
-            values: Vec::new(),
-            base: Vec::new(),
-            net: None,
-            base_net: None,
-            games: 6,
             tc: TimeControl::Nodes(100),
             net_tc: Some(TimeControl::Nodes(4000)),
-            concurrency: 2,
-            book,
             seed: 5,
-            hash_mb: 1,
-            adjudication: Adjudication::default(),
-            progress: false,
-            log: None,
-            games_out: None,
+            ..test_config(book)
         };
         let t = play(&cfg).unwrap();
         assert_eq!(t.wins + t.losses + t.draws, 6);
@@ -701,35 +699,20 @@ mod tests {
 
     #[test]
     fn nets_can_be_compared_and_a_bad_net_file_stops_the_run() {
-        let dir = std::env::temp_dir().join(format!("shears-verify-nets-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let book = dir.join("book.epd");
-        std::fs::write(
-            &book,
+        let (dir, book) = scratch_with_book(
+            "verify-nets",
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n",
-        )
-        .unwrap();
+        );
         // The built-in net's file against a net of random weights of the same shape.
         let trained = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/default.nnue");
         let random = dir.join("random.nnue");
         let model = crate::nnue_train::Model::new(128, 8, shears::eval::nnue::Layout::Plain, 5);
         std::fs::write(&random, model.quantise().unwrap().to_bytes()).unwrap();
         let cfg = Config {
-            values: Vec::new(),
-            base: Vec::new(),
             net: Some(trained),
             base_net: Some(random.clone()),
-            games: 6,
             tc: TimeControl::Nodes(2000),
-            net_tc: None,
-            concurrency: 2,
-            book,
-            seed: 3,
-            hash_mb: 1,
-            adjudication: Adjudication::default(),
-            progress: false,
-            log: None,
-            games_out: None,
+            ..test_config(book)
         };
         let t = play(&cfg).unwrap();
         assert_eq!(t.wins + t.losses + t.draws, 6);
