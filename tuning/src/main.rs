@@ -159,9 +159,9 @@ fn wants_help(args: &[String]) -> bool {
     args.iter().any(|a| a == "--help" || a == "-h")
 }
 
-/// The flags one subcommand's usage names, each with whether it takes a value: the lines of
-/// `USAGE` from one that starts `shears-tune CMD` up to the next `shears-tune`. A flag written
-/// `[--quiet]` (a `]` straight after its name) is a switch; any other takes the word after it.
+/// The flags on one subcommand's usage lines (`usage_lines`), each with whether it takes a
+/// value: a flag written `[--quiet]` (a `]` straight after its name) is a switch; any other
+/// takes the word after it.
 fn usage_flags(cmd: &str) -> Vec<(&'static str, bool)> {
     let mut flags: Vec<(&'static str, bool)> = Vec::new();
     for line in usage_lines(cmd).into_iter().map(str::trim_start) {
