@@ -113,6 +113,9 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         before.games,
         before.positions
     );
+    if let Some(line) = crate::autogroup::follow_nice() {
+        eprintln!("datagen: {line}");
+    }
     let counters = Counters {
         games: AtomicU64::new(0),
         positions: AtomicU64::new(0),

@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod autogroup;
 mod datagen;
 mod eval_scale;
 mod gamedata;
