@@ -46,14 +46,15 @@ fn follow_nice_at(proc_self: &Path, pid: u32) -> Option<String> {
     let group = std::fs::read_to_string(&group_path).ok()?;
     let stat = std::fs::read_to_string(proc_self.join("stat")).ok()?;
     let (session, nice) = session_and_nice(&stat)?;
-    if nice <= 0 || group_nice(&group) == Some(nice) {
+    let now = group_nice(&group);
+    if nice <= 0 || now == Some(nice) {
         return None;
     }
     if session != pid {
         return Some(format!(
             "nice {nice}, but this session's autogroup is at {}: other sessions' jobs share \
              the CPU with this whole session equally (start it with setsid to lower only it)",
-            group_nice(&group).map_or_else(|| "an unknown nice".to_string(), |n| n.to_string())
+            now.map_or_else(|| "an unknown nice".to_string(), |n| n.to_string())
         ));
     }
     Some(match std::fs::write(&group_path, nice.to_string()) {
