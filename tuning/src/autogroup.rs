@@ -93,8 +93,7 @@ mod tests {
     /// one that is not a leader is told why it is not set; an un-niced one is left alone.
     #[test]
     fn a_niced_session_leader_sets_its_group_and_no_one_else_does() {
-        let dir = std::env::temp_dir().join(format!("shears-autogroup-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let dir = crate::nnue_data::scratch_dir("autogroup");
         let stat = |session: u32, nice: i32| {
             format!("50 (datagen) S 1 50 {session} 0 -1 0 0 0 0 0 0 0 0 0 39 {nice} 3 0 1 1 1")
         };

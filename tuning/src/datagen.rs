@@ -298,8 +298,7 @@ mod tests {
 
     #[test]
     fn datagen_writes_games_that_replay_legally_with_the_right_result() {
-        let dir =
-            std::env::temp_dir().join(format!("shears-datagen-test-{}", gamedata::fresh_seed()));
+        let dir = crate::nnue_data::scratch_dir("datagen");
         let cfg = Config {
             out: dir.clone(),
             games: 3,

@@ -367,22 +367,11 @@ impl GameWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nnue_data::test_game;
-
-    fn temp_dir(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!(
-            "shears-gamedata-{tag}-{}-{}",
-            std::process::id(),
-            shears::position::mix(tag.len() as u64)
-        ));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
+    use crate::nnue_data::{scratch_dir, test_game};
 
     #[test]
     fn a_packed_file_reads_back_the_same_games_and_a_cut_one_is_refused() {
-        let dir = temp_dir("packed");
+        let dir = scratch_dir("gamedata-packed");
         let games: Vec<Game> = (0..5).map(|i| test_game(i, 30 + i as usize)).collect();
         let raw: Vec<u8> = games.iter().flat_map(|g| g.to_bytes()).collect();
         let path = dir.join(format!("a{PACKED_SUFFIX}"));
@@ -416,7 +405,7 @@ mod tests {
 
     #[test]
     fn a_writer_appends_whole_games_and_keeps_its_run_info() {
-        let dir = temp_dir("writer");
+        let dir = scratch_dir("gamedata-writer");
         let run = RunInfo::new(42, "test", "<default>").unwrap();
         assert_eq!(run.net_sha256.len(), 64);
         let w = GameWriter::create(&dir, &run, 3).unwrap();

@@ -48,6 +48,19 @@ pub fn is_validation(game: &Game) -> bool {
     shears::position::mix(h).is_multiple_of(VALIDATION_EVERY)
 }
 
+/// A fresh, empty scratch folder for one test: `shears-<tag>-<pid>-<n>` in the system's
+/// temporary folder, where `n` counts the calls in this process, so no two tests share one.
+#[cfg(test)]
+pub(crate) fn scratch_dir(tag: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let n = CALLS.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("shears-{tag}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder in the temporary folder");
+    dir
+}
+
 /// A game of `plies` legal moves picked by `seed`, with scores and a result from it (tests).
 #[cfg(test)]
 pub(crate) fn test_game(seed: u64, plies: usize) -> Game {

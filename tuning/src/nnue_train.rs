@@ -1728,8 +1728,7 @@ mod tests {
 
     #[test]
     fn a_checkpoint_round_trips_and_resumes_the_same_model() {
-        let dir = std::env::temp_dir().join(format!("shears-nnue-ckpt-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::nnue_data::scratch_dir("nnue-ckpt");
         let path = dir.join("checkpoint.bin");
         let models = [
             Model::new(8, 4, Layout::Mirrored, 9),
@@ -1765,8 +1764,7 @@ mod tests {
 
     #[test]
     fn a_requantised_checkpoint_is_the_net_its_scale_would_have_written() {
-        let dir = std::env::temp_dir().join(format!("shears-nnue-requant-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::nnue_data::scratch_dir("nnue-requant");
         let (ckpt, out) = (dir.join("checkpoint.bin"), dir.join("net.nnue"));
         let model = Model::new(16, 2, Layout::Plain, 5);
         save_checkpoint(&ckpt, &model, &Adam::new(model.w.len()), 7).unwrap();
@@ -1795,7 +1793,7 @@ mod tests {
 
     #[test]
     fn validation_from_other_directories_comes_from_their_held_out_games_only() {
-        let dir = std::env::temp_dir().join(format!("shears-nnue-valid-{}", std::process::id()));
+        let dir = crate::nnue_data::scratch_dir("nnue-valid");
         let (a, b) = (dir.join("a"), dir.join("b"));
         for (d, seed) in [(&a, 1), (&b, 2)] {
             std::fs::create_dir_all(d).unwrap();
@@ -1823,7 +1821,7 @@ mod tests {
 
     #[test]
     fn a_run_from_an_init_net_reports_that_net_as_epoch_0() {
-        let dir = std::env::temp_dir().join(format!("shears-nnue-init-{}", std::process::id()));
+        let dir = crate::nnue_data::scratch_dir("nnue-init");
         let data = dir.join("data");
         std::fs::create_dir_all(&data).unwrap();
         let bytes: Vec<u8> = (0..200)
@@ -1878,11 +1876,7 @@ mod tests {
     }
 
     fn recipe_remakes_its_nets(layout: Layout, factoriser: bool) {
-        let dir = std::env::temp_dir().join(format!(
-            "shears-nnue-recipe-{}-{}-{factoriser}",
-            std::process::id(),
-            layout.name()
-        ));
+        let dir = crate::nnue_data::scratch_dir(&format!("nnue-recipe-{}", layout.name()));
         let data = dir.join("data");
         std::fs::create_dir_all(&data).unwrap();
         for (file, first) in [("a.vf", 100), ("b.vf", 500)] {

@@ -335,8 +335,7 @@ mod tests {
 
     #[test]
     fn parameter_panels_have_the_right_size_and_draw_the_path() {
-        let dir = std::env::temp_dir().join(format!("shears-plot-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::nnue_data::scratch_dir("plot");
         let values: Vec<f64> = (0..200).map(|i| 75.0 + f64::from(i) * 0.07).collect();
         let series: Vec<Series> = (0..4)
             .map(|_| Series {
@@ -394,8 +393,7 @@ mod tests {
 
     #[test]
     fn loss_curves_are_drawn() {
-        let dir = std::env::temp_dir().join(format!("shears-loss-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::nnue_data::scratch_dir("loss");
         let history: Vec<(usize, f64, f64)> = (1..=10)
             .map(|e| (e, 0.02 / e as f64, 0.021 / e as f64))
             .collect();

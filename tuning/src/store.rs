@@ -499,14 +499,7 @@ pub fn print_manifest(dir: &Path, m: &Manifest) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::gamedata::GameWriter;
-    use crate::nnue_data::test_game;
-
-    fn temp_dir(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("shears-store-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
+    use crate::nnue_data::{scratch_dir, test_game};
 
     fn count_games(source: &Path) -> usize {
         let mut n = 0;
@@ -539,7 +532,7 @@ mod tests {
 
     #[test]
     fn packing_adds_only_new_games_and_the_check_catches_every_damage() {
-        let (scratch, store) = (temp_dir("scratch"), temp_dir("gen7"));
+        let (scratch, store) = (scratch_dir("store-scratch"), scratch_dir("store-gen7"));
         let run = RunInfo::new(9, "test", "<default>").unwrap();
         let w = GameWriter::create(&scratch, &run, 0).unwrap();
         for i in 0..4 {
@@ -611,7 +604,7 @@ mod tests {
     /// A data root reads as its generations, by number (gen2 before gen10), each checked.
     #[test]
     fn a_data_root_reads_as_its_generations_in_number_order() {
-        let (scratch, root) = (temp_dir("root-scratch"), temp_dir("root"));
+        let (scratch, root) = (scratch_dir("store-root-scratch"), scratch_dir("store-root"));
         let run = RunInfo::new(3, "test", "<default>").unwrap();
         let w = GameWriter::create(&scratch, &run, 0).unwrap();
         for (seed, plies, gen_number) in [(0, 20, 10), (1, 30, 2)] {

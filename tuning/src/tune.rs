@@ -871,10 +871,8 @@ mod tests {
     /// A real (tiny) tuning run: two iterations of in-process games, then a resumed third.
     #[test]
     fn a_short_run_finishes_and_resumes() {
-        let dir = std::env::temp_dir().join(format!("shears-spsa-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::nnue_data::scratch_dir("spsa");
         let book = dir.join("book.epd");
-        std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
             &book,
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n\
@@ -1054,9 +1052,7 @@ mod tests {
     /// same bytes resume, a rebuilt binary or a run begun in process is refused.
     #[test]
     fn a_fastchess_run_keeps_its_engine_binary() {
-        let dir = std::env::temp_dir().join(format!("shears-checknet-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::nnue_data::scratch_dir("checknet");
         let engine = dir.join("engine-bin");
         std::fs::write(&engine, b"first build").unwrap();
         let mut cfg = Config {

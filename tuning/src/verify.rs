@@ -473,8 +473,7 @@ mod tests {
 
     /// A scratch folder for one test, holding `book.epd` with these lines.
     fn scratch_with_book(name: &str, lines: &str) -> (PathBuf, PathBuf) {
-        let dir = std::env::temp_dir().join(format!("shears-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::nnue_data::scratch_dir(name);
         let book = dir.join("book.epd");
         std::fs::write(&book, lines).unwrap();
         (dir, book)
