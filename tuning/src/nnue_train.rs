@@ -182,7 +182,8 @@ fn replay_epochs(samples: &mut [Sample], epochs: usize, mirror: Mirror, rng: &mu
         return;
     }
     // `order[j]` is the first index of the sample that ends at `j`; `flip[i]`, whether the
-    // sample first at `i` ends mirrored (then, by where it ends). `shuffle` draws the same numbers for any element type.
+    // sample first at `i` ends mirrored (then, by where it ends). `shuffle` draws the same
+    // numbers for any element type.
     let mut order: Vec<u32> = (0..n as u32).collect();
     let mut flip = vec![false; n];
     let may_flip: Vec<bool> = samples
