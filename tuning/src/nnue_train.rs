@@ -154,6 +154,17 @@ impl std::str::FromStr for Mirror {
     }
 }
 
+impl Mirror {
+    /// Whether a pass may use `s` mirrored.
+    fn allows(self, s: &Sample) -> bool {
+        match self {
+            Mirror::Off => false,
+            Mirror::Exact => s.no_castling,
+            Mirror::All => true,
+        }
+    }
+}
+
 /// Mirrors each allowed sample with chance 1/2 (from whatever state it is in, so the result is
 /// a fresh fair draw every call).
 fn remirror(samples: &mut [Sample], mirror: Mirror, rng: &mut StdRng) {
@@ -161,7 +172,7 @@ fn remirror(samples: &mut [Sample], mirror: Mirror, rng: &mut StdRng) {
         return;
     }
     for s in samples {
-        if (mirror == Mirror::All || s.no_castling) && rng.random_bool(0.5) {
+        if mirror.allows(s) && rng.random_bool(0.5) {
             s.mirror_files();
         }
     }
@@ -182,14 +193,10 @@ fn replay_epochs(samples: &mut [Sample], epochs: usize, mirror: Mirror, rng: &mu
         return;
     }
     // `order[j]` is the first index of the sample that ends at `j`; `flip[i]`, whether the
-    // sample first at `i` ends mirrored (then, by where it ends). `shuffle` draws the same
-    // numbers for any element type.
+    // sample first at `i` ends mirrored. `shuffle` draws the same numbers for any element type.
     let mut order: Vec<u32> = (0..n as u32).collect();
     let mut flip = vec![false; n];
-    let may_flip: Vec<bool> = samples
-        .iter()
-        .map(|s| mirror == Mirror::All || (mirror == Mirror::Exact && s.no_castling))
-        .collect();
+    let may_flip: Vec<bool> = samples.iter().map(|s| mirror.allows(s)).collect();
     for _ in 0..epochs {
         order.shuffle(rng);
         if mirror != Mirror::Off {
@@ -201,7 +208,12 @@ fn replay_epochs(samples: &mut [Sample], epochs: usize, mirror: Mirror, rng: &mu
             }
         }
     }
-    let flip: Vec<bool> = order.iter().map(|&i| flip[i as usize]).collect();
+    // Mirror in place first, while every sample is still at its first index.
+    for (s, f) in samples.iter_mut().zip(flip) {
+        if f {
+            s.mirror_files();
+        }
+    }
     // Follow each cycle of the permutation once; a placed slot's `order` entry becomes its own
     // index, which marks it done.
     for start in 0..n {
@@ -219,11 +231,6 @@ fn replay_epochs(samples: &mut [Sample], epochs: usize, mirror: Mirror, rng: &mu
             }
             samples[j] = samples[from];
             j = from;
-        }
-    }
-    for (s, f) in samples.iter_mut().zip(flip) {
-        if f {
-            s.mirror_files();
         }
     }
 }
