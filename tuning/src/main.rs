@@ -56,7 +56,7 @@ const USAGE: &str = "usage:
   shears-tune data pack --from SCRATCH --to data/genN [--generation N --about TEXT] [--level 0-9]
   shears-tune data check [data|data/genN] [--deep]
   shears-tune nnue --data SRC[,SRC...] [--valid SRC[,SRC...]] --out DIR [--hidden 128] [--buckets 1] [--inputs plain|mirrored|kings4 [--factoriser]] [--epochs 10] [--batch 16384]
-                   [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--decay 0.01] [--mirror all|exact|off] [--threads N]
+                   [--lr 0.001] [--lr-end 0.05] [--wdl 0.3] [--loss-power 2] [--decay 0.01] [--mirror all|exact|off] [--threads N]
                    [--seed N] [--limit N] [--init NET [--anchor A]] [--output-scale F]
                    [--pause-after EPOCH] [--quiet]
                    (SRC: a data directory or one data file; every run writes DIR/recipe.txt;
@@ -358,6 +358,7 @@ fn main() {
                 lr: args.num("--lr", 0.001)?,
                 lr_end: args.num("--lr-end", 0.05)?,
                 wdl: args.num("--wdl", 0.3)?,
+                loss_power: args.num("--loss-power", 2.0)?,
                 decay: args.num("--decay", 0.01)?,
                 anchor: args.num("--anchor", 0.0)?,
                 output_scale: args.num("--output-scale", 1.0)?,

@@ -5,6 +5,8 @@
 //! - Loss: squared error in sigmoid space, `(sigmoid(out) - target)^2`, where the network's
 //!   output `out` is in units of `SCALE` (400) centipawns and the target blends the game
 //!   result with the search score: `wdl * result + (1 - wdl) * sigmoid(score / 400)`.
+//!   `--loss-power P` trains on `|sigmoid(out) - target|^P` instead (2 by default, the squared
+//!   error); the losses reported stay the squared error, so runs of any power compare.
 //! - AdamW (decoupled weight decay), a learning rate that falls by cosine from `--lr` to
 //!   `--lr * --lr-end` over the run, batches split over `--threads` threads.
 //! - After every step the weights are clipped to `[-WEIGHT_CLIP, WEIGHT_CLIP]`, so the
@@ -567,15 +569,41 @@ impl Model {
 /// H 512, docs/nnue.md) and writes the same bytes: the loops only widen their vectors, the
 /// order of every sum stays as written, and Rust never fuses a multiply and an add on its
 /// own.
-mod kernels {
-    use super::{Model, Sample, sigmoid};
+/// What a run fits: the target's blend (`--wdl`) and the power of the error it minimises
+/// (`--loss-power`).
+#[derive(Clone, Copy)]
+pub(crate) struct Fit {
+    pub(crate) wdl: f32,
+    pub(crate) power: f32,
+}
 
-    /// Adds the batch gradient of `part`'s loss (each sample's times `scale`) to `g`, cleared
-    /// first; returns the summed squared error.
+impl Fit {
+    /// The squared error's fit: the trainer's loss before `--loss-power`.
+    #[cfg(test)]
+    fn squared(wdl: f32) -> Fit {
+        Fit { wdl, power: 2.0 }
+    }
+
+    /// `d|e|^power / de`. At power 2 exactly `2e`, the same bits as before the power existed.
+    #[inline(always)]
+    fn d_error(self, e: f32) -> f32 {
+        if self.power == 2.0 {
+            2.0 * e
+        } else {
+            self.power * e.abs().powf(self.power - 1.0).copysign(e)
+        }
+    }
+}
+
+mod kernels {
+    use super::{Fit, Model, Sample, sigmoid};
+
+    /// Adds the batch gradient of `part`'s loss under `fit` (each sample's times `scale`) to
+    /// `g`, cleared first; returns the summed squared error, whatever the power.
     pub(super) fn grad_part(
         m: &Model,
         part: &[Sample],
-        wdl: f32,
+        fit: Fit,
         scale: f32,
         g: &mut [f32],
     ) -> f64 {
@@ -583,9 +611,9 @@ mod kernels {
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: `avx2::grad_part` only enables AVX2, which the CPU has just been
             // reported to have.
-            return unsafe { avx2::grad_part(m, part, wdl, scale, g) };
+            return unsafe { avx2::grad_part(m, part, fit, scale, g) };
         }
-        grad_part_portable(m, part, wdl, scale, g)
+        grad_part_portable(m, part, fit, scale, g)
     }
 
     /// The summed squared error over `part`.
@@ -602,7 +630,7 @@ mod kernels {
     pub(super) fn grad_part_portable(
         m: &Model,
         part: &[Sample],
-        wdl: f32,
+        fit: Fit,
         scale: f32,
         g: &mut [f32],
     ) -> f64 {
@@ -610,10 +638,10 @@ mod kernels {
         let mut acc = vec![0.0; 2 * m.hidden];
         let mut sum = 0.0f64;
         for s in part {
-            let t = s.target(wdl);
+            let t = s.target(fit.wdl);
             let dloss = |out: f32| {
                 let p = sigmoid(out);
-                2.0 * (p - t) * p * (1.0 - p) * scale
+                fit.d_error(p - t) * p * (1.0 - p) * scale
             };
             let out = m.forward_backward(s, &mut acc, Some((&mut *g, &dloss)));
             sum += f64::from((sigmoid(out) - t).powi(2));
@@ -634,17 +662,17 @@ mod kernels {
 
     #[cfg(target_arch = "x86_64")]
     pub(super) mod avx2 {
-        use super::super::{Model, Sample};
+        use super::super::{Fit, Model, Sample};
 
         #[target_feature(enable = "avx2")]
         pub(in super::super) fn grad_part(
             m: &Model,
             part: &[Sample],
-            wdl: f32,
+            fit: Fit,
             scale: f32,
             g: &mut [f32],
         ) -> f64 {
-            super::grad_part_portable(m, part, wdl, scale, g)
+            super::grad_part_portable(m, part, fit, scale, g)
         }
 
         #[target_feature(enable = "avx2")]
@@ -728,7 +756,7 @@ fn train_batch(
     model: &mut Model,
     adam: &mut Adam,
     batch: &[Sample],
-    wdl: f32,
+    fit: Fit,
     lr: f32,
     pulls: Pulls<'_>,
     grads: &mut [Vec<f32>],
@@ -741,7 +769,7 @@ fn train_batch(
         let handles: Vec<_> = batch
             .chunks(chunk)
             .zip(grads.iter_mut())
-            .map(|(part, g)| scope.spawn(move || kernels::grad_part(m, part, wdl, scale, g)))
+            .map(|(part, g)| scope.spawn(move || kernels::grad_part(m, part, fit, scale, g)))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum()
     });
@@ -778,6 +806,9 @@ pub struct Config {
     /// Final learning rate as a fraction of `lr`.
     pub lr_end: f32,
     pub wdl: f32,
+    /// The power of the error minimised (2: squared); the losses reported are squared
+    /// errors whatever it is.
+    pub loss_power: f32,
     pub decay: f32,
     /// Strength of the pull towards the `--init` net's weights (0: none).
     pub anchor: f32,
@@ -918,7 +949,7 @@ fn mirror_name(mirror: Mirror) -> &'static str {
 }
 
 /// The settings a recipe records, by the trainer's flag names.
-const RECIPE_SETTINGS: [&str; 16] = [
+const RECIPE_SETTINGS: [&str; 17] = [
     "hidden",
     "buckets",
     "inputs",
@@ -935,11 +966,13 @@ const RECIPE_SETTINGS: [&str; 16] = [
     "limit",
     "anchor",
     "output-scale",
+    "loss-power",
 ];
 
 /// Settings added after the first recipes were written, with the value a recipe without them
 /// means (the trainer's behaviour before they existed).
-const LATER_SETTINGS: [(&str, f32); 2] = [("anchor", 0.0), ("output-scale", 1.0)];
+const LATER_SETTINGS: [(&str, f32); 3] =
+    [("anchor", 0.0), ("output-scale", 1.0), ("loss-power", 2.0)];
 
 /// The recipe of a run of `cfg` that reads `data` and `valid` (the resolved files).
 fn recipe_of(cfg: &Config, data: &[PathBuf], valid: Option<&[PathBuf]>) -> Result<Recipe, String> {
@@ -961,6 +994,7 @@ fn recipe_of(cfg: &Config, data: &[PathBuf], valid: Option<&[PathBuf]>) -> Resul
         cfg.limit.to_string(),
         cfg.anchor.to_string(),
         cfg.output_scale.to_string(),
+        cfg.loss_power.to_string(),
     ];
     Ok(Recipe {
         commit: crate::gamedata::COMMIT.to_string(),
@@ -1020,6 +1054,7 @@ pub fn config_of(recipe: &Recipe, out: &Path, progress: bool) -> Result<Config, 
         decay: recipe.num("decay")?,
         anchor: later("anchor")?,
         output_scale: later("output-scale")?,
+        loss_power: later("loss-power")?,
         mirror: recipe.setting("mirror")?.parse()?,
         threads: recipe.num("threads")?,
         seed: recipe.num("seed")?,
@@ -1037,6 +1072,9 @@ pub fn run(cfg: &Config) -> Result<(), String> {
             cfg.buckets,
             nnue::MAX_BUCKETS
         ));
+    }
+    if !(cfg.loss_power >= 1.0 && cfg.loss_power <= 4.0) {
+        return Err(format!("--loss-power {}: between 1 and 4", cfg.loss_power));
     }
     std::fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     let t0 = Instant::now();
@@ -1129,6 +1167,10 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         decay: cfg.decay,
         anchor,
     };
+    let fit = Fit {
+        wdl: cfg.wdl,
+        power: cfg.loss_power,
+    };
     // A factor that is no positive number fails now, not after the first epoch (one that
     // takes a grown output weight past the clip can still fail at a later epoch's net).
     model.quantise_scaled(cfg.output_scale)?;
@@ -1177,7 +1219,7 @@ pub fn run(cfg: &Config) -> Result<(), String> {
             let lr = cfg.lr
                 * (cfg.lr_end
                     + (1.0 - cfg.lr_end) * 0.5 * (1.0 + (std::f32::consts::PI * progress).cos()));
-            let l = train_batch(&mut model, &mut adam, batch, cfg.wdl, lr, pulls, &mut grads);
+            let l = train_batch(&mut model, &mut adam, batch, fit, lr, pulls, &mut grads);
             epoch_loss += l * batch.len() as f64;
             seen += batch.len() as u64;
             bar.inc(1);
@@ -1336,7 +1378,15 @@ mod tests {
                     decay: 0.0,
                     anchor: None,
                 };
-                train_batch(model, &mut adam, batch, 0.3, 0.01, pulls, &mut grads);
+                train_batch(
+                    model,
+                    &mut adam,
+                    batch,
+                    Fit::squared(0.3),
+                    0.01,
+                    pulls,
+                    &mut grads,
+                );
             }
         }
     }
@@ -1417,9 +1467,11 @@ mod tests {
             model.w[at] = 0.02 * j as f32;
         }
         let (mut a, mut b) = (vec![1.0; model.w.len()], vec![-1.0; model.w.len()]);
-        let sa = kernels::grad_part_portable(&model, &data, 0.3, 1.0 / 300.0, &mut a);
+        let sa = kernels::grad_part_portable(&model, &data, Fit::squared(0.3), 1.0 / 300.0, &mut a);
         // SAFETY: AVX2 was reported above.
-        let sb = unsafe { kernels::avx2::grad_part(&model, &data, 0.3, 1.0 / 300.0, &mut b) };
+        let sb = unsafe {
+            kernels::avx2::grad_part(&model, &data, Fit::squared(0.3), 1.0 / 300.0, &mut b)
+        };
         assert_eq!(sa.to_bits(), sb.to_bits());
         assert!(a.iter().any(|x| *x != 0.0), "a gradient that could differ");
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
@@ -1433,6 +1485,30 @@ mod tests {
             sa.to_bits(),
             "the loss is the training loop's"
         );
+    }
+
+    #[test]
+    fn the_error_power_has_the_derivative_of_its_loss() {
+        for power in [1.5f32, 2.0, 2.5, 3.0] {
+            let fit = Fit { wdl: 0.1, power };
+            for e in [-0.6f32, -0.2, -0.01, 0.03, 0.3, 0.7] {
+                let f = |x: f64| x.abs().powf(f64::from(power));
+                let h = 1e-6;
+                let numeric = (f(f64::from(e) + h) - f(f64::from(e) - h)) / (2.0 * h);
+                let analytic = f64::from(fit.d_error(e));
+                assert!(
+                    (numeric - analytic).abs() < 1e-4 + 1e-3 * numeric.abs(),
+                    "power {power}, error {e}: analytic {analytic}, numeric {numeric}"
+                );
+            }
+        }
+        // The squared error's derivative to the bit, so that power 2 trains as before.
+        for e in [-0.37f32, 1e-7, 0.123_456_7] {
+            assert_eq!(Fit::squared(0.1).d_error(e).to_bits(), (2.0 * e).to_bits());
+        }
+        // A higher power weighs a large error more and a small one less.
+        let at = |p: f32, e: f32| Fit { wdl: 0.0, power: p }.d_error(e) / (2.0 * e);
+        assert!(at(2.5, 0.8) > 1.0 && at(2.5, 0.05) < 0.5);
     }
 
     #[test]
@@ -1653,7 +1729,15 @@ mod tests {
                         decay: 0.0,
                         anchor: anchor.map(|a| (start.w.as_slice(), a)),
                     };
-                    train_batch(&mut model, &mut adam, batch, 0.3, 0.01, pulls, &mut grads);
+                    train_batch(
+                        &mut model,
+                        &mut adam,
+                        batch,
+                        Fit::squared(0.3),
+                        0.01,
+                        pulls,
+                        &mut grads,
+                    );
                 }
             }
             let d: f32 = model
@@ -1743,7 +1827,7 @@ mod tests {
     }
 
     #[test]
-    fn a_recipe_from_before_anchor_and_output_scale_means_neither() {
+    fn a_recipe_from_before_anchor_output_scale_and_loss_power_means_none() {
         let text = "commit abc\n\
             data data/gen4/0001.vf.xz 0000000000000000000000000000000000000000000000000000000000000000\n\
             set hidden 128\nset buckets 8\nset inputs plain\nset epochs 2\nset batch 16384\n\
@@ -1751,14 +1835,20 @@ mod tests {
             set threads 1\nset seed 1\nset limit 100\n";
         let recipe = Recipe::parse(text, "old").unwrap();
         let cfg = config_of(&recipe, Path::new("/tmp/unused"), false).unwrap();
-        assert_eq!((cfg.anchor, cfg.output_scale), (0.0, 1.0));
+        assert_eq!(
+            (cfg.anchor, cfg.output_scale, cfg.loss_power),
+            (0.0, 1.0, 2.0)
+        );
         let newer = Recipe::parse(
-            &format!("{text}set anchor 3\nset output-scale 0.9\n"),
+            &format!("{text}set anchor 3\nset output-scale 0.9\nset loss-power 2.5\n"),
             "new",
         )
         .unwrap();
         let cfg = config_of(&newer, Path::new("/tmp/unused"), false).unwrap();
-        assert_eq!((cfg.anchor, cfg.output_scale), (3.0, 0.9));
+        assert_eq!(
+            (cfg.anchor, cfg.output_scale, cfg.loss_power),
+            (3.0, 0.9, 2.5)
+        );
     }
 
     #[test]
@@ -1912,6 +2002,7 @@ mod tests {
             decay: 0.0,
             anchor: 0.0,
             output_scale: 1.0,
+            loss_power: 2.0,
             mirror: Mirror::Off,
             threads: 1,
             seed: 1,
@@ -2004,6 +2095,7 @@ mod tests {
             decay: 0.01,
             anchor: 0.0,
             output_scale: 1.0,
+            loss_power: 2.0,
             mirror: Mirror::All,
             threads: 2,
             seed: 5,
@@ -2062,6 +2154,25 @@ mod tests {
         };
         run(&other).unwrap();
         assert!(recipe.compare_nets(&other.out).is_err());
+
+        // So is another loss power, and the recipe records it; a power out of range is refused.
+        let powered = Config {
+            out: dir.join("powered"),
+            loss_power: 2.5,
+            ..config_of(&recipe, &dir.join("unused"), false).unwrap()
+        };
+        run(&powered).unwrap();
+        assert!(recipe.compare_nets(&powered.out).is_err());
+        let again = Recipe::read(&powered.out.join("recipe.txt")).unwrap();
+        assert_eq!(again.setting("loss-power").unwrap(), "2.5");
+        assert_eq!(recipe.setting("loss-power").unwrap(), "2");
+        let e = run(&Config {
+            out: dir.join("too-high"),
+            loss_power: 5.0,
+            ..config_of(&recipe, &dir.join("unused"), false).unwrap()
+        })
+        .unwrap_err();
+        assert!(e.contains("--loss-power 5"), "{e}");
 
         // A data file that changed is named, and nothing is trained.
         let mut bytes = std::fs::read(data.join("a.vf")).unwrap();
