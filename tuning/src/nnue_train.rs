@@ -682,6 +682,44 @@ mod kernels {
     }
 }
 
+/// The powers of the error whose means an `--init` net's epoch 0 reports on the held-out
+/// games: a higher power says more of the large errors, where a move is lost.
+const REPORTED_POWERS: [f64; 5] = [1.0, 2.0, 2.5, 3.0, 4.0];
+
+/// The mean of `|sigmoid(out) - target|^p` over `samples` for each `p` of
+/// [`REPORTED_POWERS`] (in parallel, in doubles).
+fn error_means(model: &Model, samples: &[Sample], wdl: f32, threads: usize) -> [f64; 5] {
+    if samples.is_empty() {
+        return [0.0; 5];
+    }
+    let chunk = samples.len().div_ceil(threads.max(1));
+    let part_sums = |part: &[Sample]| {
+        let mut acc = vec![0.0; 2 * model.hidden];
+        let mut sums = [0.0f64; 5];
+        for s in part {
+            let p = sigmoid(model.forward_backward(s, &mut acc, None));
+            let e = f64::from((p - s.target(wdl)).abs());
+            for (sum, q) in sums.iter_mut().zip(REPORTED_POWERS) {
+                *sum += e.powf(q);
+            }
+        }
+        sums
+    };
+    let mut total = [0.0f64; 5];
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = samples
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part_sums(part)))
+            .collect();
+        for h in handles {
+            for (t, x) in total.iter_mut().zip(h.join().unwrap_or([0.0; 5])) {
+                *t += x;
+            }
+        }
+    });
+    total.map(|t| t / samples.len() as f64)
+}
+
 /// Mean loss over `samples` (in parallel).
 pub fn loss(model: &Model, samples: &[Sample], wdl: f32, threads: usize) -> f64 {
     if samples.is_empty() {
@@ -1205,6 +1243,16 @@ pub fn run(cfg: &Config) -> Result<(), String> {
         eprintln!(
             "epoch 0 (the --init net): train loss {train_loss:.6}, validation loss {valid_loss:.6}"
         );
+        let means = error_means(&model, &valid, cfg.wdl, threads);
+        let shown: Vec<String> = REPORTED_POWERS
+            .iter()
+            .zip(means)
+            .map(|(p, m)| format!("p{p} {m:.6e}"))
+            .collect();
+        eprintln!(
+            "epoch 0 (the --init net): validation mean |error|^p: {}",
+            shown.join(", ")
+        );
     }
     let mut best = history.iter().map(|r| r.2).fold(f64::INFINITY, f64::min);
     let started = Instant::now();
@@ -1485,6 +1533,33 @@ mod tests {
             sa.to_bits(),
             "the loss is the training loop's"
         );
+    }
+
+    #[test]
+    fn the_error_means_hold_the_squared_loss_and_fall_with_the_power() {
+        let layout = Layout::Plain;
+        let data = synthetic(400, 21, layout);
+        let model = Model::new(16, 2, layout, 4);
+        let means = error_means(&model, &data, 0.3, 3);
+        let squared = loss(&model, &data, 0.3, 2);
+        assert!(
+            (means[1] - squared).abs() < 1e-6 * squared,
+            "{} {squared}",
+            means[1]
+        );
+        // Errors under 1 shrink with each power; the first is the mean absolute error.
+        assert!(means.windows(2).all(|w| w[0] > w[1]), "{means:?}");
+        let mut acc = vec![0.0; 32];
+        let mae = data
+            .iter()
+            .map(|s| {
+                let p = sigmoid(model.forward_backward(s, &mut acc, None));
+                f64::from((p - s.target(0.3)).abs())
+            })
+            .sum::<f64>()
+            / data.len() as f64;
+        assert!((means[0] - mae).abs() < 1e-9, "{} {mae}", means[0]);
+        assert_eq!(error_means(&model, &[], 0.3, 2), [0.0; 5]);
     }
 
     #[test]
