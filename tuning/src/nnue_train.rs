@@ -563,12 +563,6 @@ impl Model {
     }
 }
 
-/// The per-thread loops of training and validation. The portable bodies are compiled twice:
-/// as they are, and with AVX2 enabled, chosen at run time. The AVX2 copy trains 2.5x as
-/// many positions a second on this project's host (an AMD EPYC; 151,000 against 385,000 at
-/// H 512, docs/nnue.md) and writes the same bytes: the loops only widen their vectors, the
-/// order of every sum stays as written, and Rust never fuses a multiply and an add on its
-/// own.
 /// What a run fits: the target's blend (`--wdl`) and the power of the error it minimises
 /// (`--loss-power`).
 #[derive(Clone, Copy)]
@@ -595,6 +589,12 @@ impl Fit {
     }
 }
 
+/// The per-thread loops of training and validation. The portable bodies are compiled twice:
+/// as they are, and with AVX2 enabled, chosen at run time. The AVX2 copy trains 2.5x as
+/// many positions a second on this project's host (an AMD EPYC; 151,000 against 385,000 at
+/// H 512, docs/nnue.md) and writes the same bytes: the loops only widen their vectors, the
+/// order of every sum stays as written, and Rust never fuses a multiply and an add on its
+/// own.
 mod kernels {
     use super::{Fit, Model, Sample, sigmoid};
 
@@ -692,7 +692,6 @@ fn error_means(model: &Model, samples: &[Sample], wdl: f32, threads: usize) -> [
     if samples.is_empty() {
         return [0.0; 5];
     }
-    let chunk = samples.len().div_ceil(threads.max(1));
     let part_sums = |part: &[Sample]| {
         let mut acc = vec![0.0; 2 * model.hidden];
         let mut sums = [0.0f64; 5];
@@ -706,18 +705,33 @@ fn error_means(model: &Model, samples: &[Sample], wdl: f32, threads: usize) -> [
         sums
     };
     let mut total = [0.0f64; 5];
+    for sums in over_parts(samples, threads, part_sums) {
+        for (t, x) in total.iter_mut().zip(sums) {
+            *t += x;
+        }
+    }
+    total.map(|t| t / samples.len() as f64)
+}
+
+/// `f` of each of `threads` consecutive parts of `samples`, each on its own thread, in the
+/// parts' order (a part whose thread panicked gives `T::default()`).
+fn over_parts<T: Send + Default>(
+    samples: &[Sample],
+    threads: usize,
+    f: impl Fn(&[Sample]) -> T + Sync,
+) -> Vec<T> {
+    let chunk = samples.len().div_ceil(threads.max(1)).max(1);
+    let f = &f;
     std::thread::scope(|scope| {
         let handles: Vec<_> = samples
             .chunks(chunk)
-            .map(|part| scope.spawn(move || part_sums(part)))
+            .map(|part| scope.spawn(move || f(part)))
             .collect();
-        for h in handles {
-            for (t, x) in total.iter_mut().zip(h.join().unwrap_or([0.0; 5])) {
-                *t += x;
-            }
-        }
-    });
-    total.map(|t| t / samples.len() as f64)
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
 }
 
 /// Mean loss over `samples` (in parallel).
@@ -725,14 +739,11 @@ pub fn loss(model: &Model, samples: &[Sample], wdl: f32, threads: usize) -> f64 
     if samples.is_empty() {
         return 0.0;
     }
-    let chunk = samples.len().div_ceil(threads.max(1));
-    let total: f64 = std::thread::scope(|scope| {
-        let handles: Vec<_> = samples
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || kernels::loss_part(model, part, wdl)))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum()
-    });
+    let total: f64 = over_parts(samples, threads, |part| {
+        kernels::loss_part(model, part, wdl)
+    })
+    .into_iter()
+    .sum();
     total / samples.len() as f64
 }
 
