@@ -61,24 +61,25 @@ fn zugzwangs_solved(ids: &[&str], depth: i32, settings: &[(&str, &str)]) -> Vec<
 
 #[test]
 fn zugzwangs_are_solved_and_verification_matters() {
-    // The defaults solve 11 of the 30 at depth 16 with net 15 (`shears epd tests/data/zugts.epd
-    // --depth 16`; net 14 solved 12, net 13 13, net 12 14, net 10 12, net 9 10, net 7 12, net 6
-    // 8, net 5 11). With net 15 the verified search solves 12 of the 30 at depth 18, the
-    // unverified one 11.
+    // The defaults solve 11 of the 30 at depth 16 with net 16 (`shears epd tests/data/zugts.epd
+    // --depth 16`; net 15 solved 11, net 14 12, net 13 13, net 12 14, net 10 12, net 9 10, net
+    // 7 12, net 6 8, net 5 11). With net 16 the verified search solves 12 of the 30 at depth
+    // 18, the unverified one 10.
     let default = zugzwangs_solved(ZUGZWANGS, 16, &[]);
     assert!(default.len() >= 7, "{default:?}");
     // The verification search (here at every depth) finds zugzwangs that plain null-move
-    // pruning (verification off) gets wrong. Measured with net 15 (`shears epd
-    // tests/data/zugts.epd --depth D --set NMP_VERIFY_MIN_DEPTH=1|64`): in ZPTS.07 the
-    // verified search plays g8h7 (0, a draw) at depths 16, 18, 20 and 22, where plain
-    // null-move pruning plays f4f8, also at 0, at every one of them; Stockfish 15.1 at depth
-    // 30 gives g8h7 0 and f4f8 -596 (a loss). The witness was ZPTS.24 with net 14 (verified
-    // c7e8 +1115 at depth 18, unverified b8b5 +155; with net 15 both see the mate), ZPTS.25
-    // with net 13 (only the verified search saw the win up to depth 22), ZPTS.24 with nets 7,
-    // 10 and 12, ZPTS.25 by the move with net 9; net 6 showed it on ZPTS.21 at depth 20 only;
+    // pruning (verification off) gets wrong. Measured with net 16 (`shears epd
+    // tests/data/zugts.epd --depth D --set NMP_VERIFY_MIN_DEPTH=1|64`): in ZPTS.24 the
+    // verified search plays c7e8 and sees the mate (30983) at depths 18 and 20, where plain
+    // null-move pruning plays b8b5 at +148 or +149 (at depth 16 both play b8b5); ZPTS.20
+    // differs too (verified f3e2, unverified f3d1 at depths 16, 18 and 20, both near +850).
+    // The witness was ZPTS.07 with net 15 (verified g8h7 0 at depths 16-22, unverified f4f8,
+    // which Stockfish 15.1 scores -596 at depth 30; with net 16 both play g8h7), ZPTS.24 with
+    // nets 7, 10, 12 and 14, ZPTS.25 with net 13 (only the verified search saw the win up to
+    // depth 22), ZPTS.25 by the move with net 9; net 6 showed it on ZPTS.21 at depth 20 only;
     // net 5 gave 14 against 11 at 18, the hand-written evaluation 13 against 10.
-    let verified = zugzwang_results(&["ZPTS.07"], 18, &[("NMP_VERIFY_MIN_DEPTH", "1")]);
-    let unverified = zugzwang_results(&["ZPTS.07"], 18, &[("NMP_VERIFY_MIN_DEPTH", "64")]);
+    let verified = zugzwang_results(&["ZPTS.24"], 18, &[("NMP_VERIFY_MIN_DEPTH", "1")]);
+    let unverified = zugzwang_results(&["ZPTS.24"], 18, &[("NMP_VERIFY_MIN_DEPTH", "64")]);
     assert!(
         matches!(verified.as_slice(), [(_, true, _)]),
         "{verified:?}"
