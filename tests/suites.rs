@@ -72,9 +72,10 @@ fn zugzwangs_are_solved_and_verification_matters() {
     // tests/data/zugts.epd --depth D --set NMP_VERIFY_MIN_DEPTH=1|64`): in ZPTS.24 the
     // verified search plays c7e8 and sees the mate (30983) at depths 18 and 20, where plain
     // null-move pruning plays b8b5 at +148 or +149 (at depth 16 both play b8b5); ZPTS.20
-    // differs too (verified f3e2, unverified f3d1 at depths 16, 18 and 20, both near +850).
+    // differs too (verified f3e2, unverified f3d1 at depths 16, 18 and 20, +827 to +888).
     // The witness was ZPTS.07 with net 15 (verified g8h7 0 at depths 16-22, unverified f4f8,
-    // which Stockfish 15.1 scores -596 at depth 30; with net 16 both play g8h7), ZPTS.24 with
+    // which Stockfish 15.1 scores -596 at depth 30; with net 16 both play g8h7 at depth 18,
+    // the only depth measured), ZPTS.24 with
     // nets 7, 10, 12 and 14, ZPTS.25 with net 13 (only the verified search saw the win up to
     // depth 22), ZPTS.25 by the move with net 9; net 6 showed it on ZPTS.21 at depth 20 only;
     // net 5 gave 14 against 11 at 18, the hand-written evaluation 13 against 10.
