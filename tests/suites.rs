@@ -75,10 +75,10 @@ fn zugzwangs_are_solved_and_verification_matters() {
     // differs too (verified f3e2, unverified f3d1 at depths 16, 18 and 20, +827 to +888).
     // The witness was ZPTS.07 with net 15 (verified g8h7 0 at depths 16-22, unverified f4f8,
     // which Stockfish 15.1 scores -596 at depth 30; with net 16 both play g8h7 at depth 18,
-    // the only depth measured), ZPTS.24 with
-    // nets 7, 10, 12 and 14, ZPTS.25 with net 13 (only the verified search saw the win up to
-    // depth 22), ZPTS.25 by the move with net 9; net 6 showed it on ZPTS.21 at depth 20 only;
-    // net 5 gave 14 against 11 at 18, the hand-written evaluation 13 against 10.
+    // the only depth measured), ZPTS.24 with nets 7, 10, 12 and 14, ZPTS.25 with net 13 (only
+    // the verified search saw the win up to depth 22), ZPTS.25 by the move with net 9; net 6
+    // showed it on ZPTS.21 at depth 20 only; net 5 gave 14 against 11 at 18, the hand-written
+    // evaluation 13 against 10.
     let verified = zugzwang_results(&["ZPTS.24"], 18, &[("NMP_VERIFY_MIN_DEPTH", "1")]);
     let unverified = zugzwang_results(&["ZPTS.24"], 18, &[("NMP_VERIFY_MIN_DEPTH", "64")]);
     assert!(
